@@ -1,0 +1,3 @@
+from m1nd.cli.main import main
+
+main()

@@ -1,0 +1,72 @@
+"""One box, scoped to its own letters (contract section 7): never a re-fold of the spool."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from m1nd.boxes import MEDULLA_LABEL, Box, Refused, project_box, read_box
+from m1nd.errors import M1ndError, NotFound, UsageError
+from m1nd.fates import count_states, reply_graph
+from m1nd.letters import Letter
+from m1nd.run import Run
+from m1nd.sweep import letter_view
+
+
+@dataclass(frozen=True)
+class BoxView:
+    box: Box
+    letters: list[Letter]  # file order, duplicates kept, missions left out
+    views: list[dict]
+    counts: dict[str, int]
+    malformed: tuple[int, ...]
+
+    def as_json(self) -> dict:
+        return {
+            "served_brain": {
+                "project_root": self.box.root.path if self.box.root else None,
+                "display_name": self.box.label,
+            },
+            "letters": self.views,
+            "counts": self.counts,
+        }
+
+
+def select_box(run: Run, selector: str | None) -> Box:
+    """`medulla`, a root path, or a label known to the run; default the bound root."""
+    if selector is None:
+        if run.bound is None:
+            raise UsageError("not inside a git work tree: name a box (medulla, a root path or a label)")
+        selector = run.bound
+    if selector.lower() == MEDULLA_LABEL:
+        return run.medulla
+    looks_like_path = "/" in selector or selector in (".", "..") or selector.startswith("~")
+    if looks_like_path:
+        real = os.path.realpath(os.path.expanduser(selector))
+        for root in run.roots.roots:
+            if root.real == real:
+                return project_box(root)
+        raise NotFound(f"no box for {selector}: it is not a root of this run (m1nd roster add {selector})")
+    key = selector.lower()
+    if key in run.roots.known:
+        return project_box(run.roots.known[key])
+    if key in run.roots.ambiguous:
+        paths = ", ".join(r.path for r in run.roots.ambiguous[key])
+        raise NotFound(f"box label {selector!r} is ambiguous ({paths}): name its path instead")
+    raise NotFound(f"no box named {selector!r} (labels: {', '.join(sorted(run.roots.known)) or 'none'}; or medulla)")
+
+
+def view_box(run: Run, selector: str | None) -> BoxView:
+    box = select_box(run, selector)
+    try:
+        found = read_box(box)
+    except Refused as exc:
+        raise M1ndError(f"box {box.label} refused: {exc}") from None
+    except OSError as exc:
+        raise M1ndError(f"cannot read box {box.path}: {exc.strerror}") from None
+    letters = [l for _, l in found.letters if not l.is_mission]
+    distinct = {l.id: l for l in letters}
+    graph = reply_graph(distinct.values(), run.markers)
+    views = [letter_view(l, graph) for l in letters]
+    counts = count_states(graph.state(l) for l in distinct.values())
+    return BoxView(box, letters, views, counts, tuple(found.malformed))

@@ -1,0 +1,1 @@
+"""The command line: parse arguments, call the core, render human or JSON output."""

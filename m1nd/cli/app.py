@@ -1,0 +1,53 @@
+"""The typer application: the root callback (`--version`, `--inbox-sweep`) and the
+command groups, each defined in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from m1nd import __version__
+from m1nd.cli import demo, doctor, letters, mailbox, roster
+from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
+
+app = typer.Typer(
+    name="m1nd",
+    help="A git-native mailbox for the field reports that coding agents write.",
+    add_completion=False,
+    invoke_without_command=True,
+    no_args_is_help=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True),
+    inbox_sweep: bool = typer.Option(
+        False, "--inbox-sweep", help="Distribute, then print the m1nd-inbox-sweep-v0 document."
+    ),
+    no_distribute: NoDistribute = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    if version:
+        typer.echo(f"m1nd {__version__}")
+        raise typer.Exit(0)
+    if inbox_sweep:
+        mailbox.print_sweep_json(home, spool, roots, no_distribute)
+        raise typer.Exit(0)
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+
+
+app.command("sweep")(mailbox.sweep)
+app.command("distribute")(mailbox.distribute)
+app.command("box")(mailbox.box)
+app.command("doctor")(doctor.doctor)
+app.command("write")(letters.write)
+app.command("pickup")(letters.pickup)
+app.command("answer")(letters.answer)
+app.add_typer(roster.app, name="roster")
+app.command("demo")(demo.demo)

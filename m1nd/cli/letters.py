@@ -1,0 +1,96 @@
+"""`m1nd write`, `m1nd pickup`, `m1nd answer`: the safe way to add a letter."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from m1nd.cli import output
+from m1nd.cli.common import reporting
+from m1nd.cli.options import Home, Json, Spool
+
+What = Annotated[str, typer.Option("--what", help="What happened (required, not empty).")]
+Ids = Annotated[list[str], typer.Argument(help="Ids of the letters this one answers.", metavar="ID...")]
+Agent = Annotated[Optional[str], typer.Option("--agent", help="Who writes (default: $M1ND_AGENT, else the user name).")]
+Ts = Annotated[Optional[str], typer.Option("--ts", help="Timestamp (default: now, UTC).", metavar="ISO")]
+Repo = Annotated[Optional[str], typer.Option("--repo", help="The repository it is about (default: this repository, else `all`).")]
+Brain = Annotated[Optional[str], typer.Option("--brain", help="Overrides --repo for routing: medulla or project:NAME.")]
+Tool = Annotated[Optional[str], typer.Option("--tool", help="The tool it is about.")]
+
+
+def _post(fields: dict, home, spool, json_out: bool) -> None:
+    from m1nd.paths import resolve_paths
+    from m1nd.spool import append, compose
+
+    with reporting(json_out):
+        raw = compose(fields)
+        letter_id = append(resolve_paths(home, spool), raw)
+    if json_out:
+        output.emit_json({"id": letter_id})
+    else:
+        output.emit_text(letter_id)
+
+
+def _fields(what: str, **kwargs) -> dict:
+    from m1nd.routing import find_bound_root
+    from m1nd.spool import letter_fields
+
+    return letter_fields(what, bound_root=find_bound_root(), **kwargs)
+
+
+def write(
+    what: What,
+    repo: Repo = None,
+    brain: Brain = None,
+    tool: Tool = None,
+    klass: Annotated[Optional[str], typer.Option("--class", help="The letter's class (e.g. bug, memory_misdelivery).")] = None,
+    kind: Annotated[Optional[str], typer.Option("--kind", help="The letter's kind.")] = None,
+    expected: Annotated[Optional[str], typer.Option("--expected", help="What was expected instead.")] = None,
+    snippet: Annotated[Optional[str], typer.Option("--snippet", help="A short excerpt.")] = None,
+    answers: Annotated[Optional[list[str]], typer.Option("--answers", help="An id this letter answers (repeatable).", metavar="ID")] = None,
+    agent: Agent = None,
+    ts: Ts = None,
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+) -> None:
+    """Append one letter to the spool and print its id."""
+    with reporting(json_out):
+        fields = _fields(what, ts=ts, agent=agent, klass=klass, kind=kind, repo=repo, brain=brain,
+                         tool=tool, expected=expected, snippet=snippet, answers=answers)
+    _post(fields, home, spool, json_out)
+
+
+def pickup(
+    ids: Ids,
+    what: What,
+    repo: Repo = None,
+    agent: Agent = None,
+    ts: Ts = None,
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+) -> None:
+    """Say you are working on letters: they become in flight."""
+    with reporting(json_out):
+        fields = _fields(what, ts=ts, agent=agent, klass="pickup", repo=repo, answers=ids)
+    _post(fields, home, spool, json_out)
+
+
+def answer(
+    ids: Ids,
+    what: What,
+    disposition: Annotated[Optional[str], typer.Option("--disposition", help="fixed, declined or moot.")] = None,
+    repo: Repo = None,
+    agent: Agent = None,
+    ts: Ts = None,
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+) -> None:
+    """Write a receipt for letters: they become answered (fired clay)."""
+    with reporting(json_out):
+        fields = _fields(what, ts=ts, agent=agent, klass="triage", repo=repo, answers=ids,
+                         disposition=disposition)
+    _post(fields, home, spool, json_out)

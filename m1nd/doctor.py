@@ -1,0 +1,225 @@
+"""`m1nd doctor`: health checks and the mailbox block (contract section 8)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from m1nd.boxes import Refused, read_box
+from m1nd.distribute import distribute
+from m1nd.errors import M1ndError
+from m1nd.letters import FileRead, read_file
+from m1nd.run import Run
+from m1nd.sweep import MISDELIVERY
+
+SCHEMA = "m1nd-doctor-v0"
+OK, WARN, ERROR = "ok", "warn", "error"
+CONFLICT_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ")
+_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+_EPOCH = date(1970, 1, 1)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str
+    message: str
+    fix: str = ""
+
+    def as_json(self) -> dict:
+        return {"name": self.name, "status": self.status, "message": self.message, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class Report:
+    mailbox: dict | None
+    checks: list[Check]
+
+    @property
+    def failed(self) -> bool:
+        return any(c.status == ERROR for c in self.checks)
+
+    def as_json(self) -> dict:
+        return {"schema": SCHEMA, "mailbox": self.mailbox, "checks": [c.as_json() for c in self.checks]}
+
+
+def day_number(ts: str) -> int | None:
+    """Days since 1970-01-01 of a `YYYY-MM-DD…` timestamp, or None when unparseable."""
+    m = _DAY.match(ts)
+    if not m:
+        return None
+    try:
+        return (date(int(m[1]), int(m[2]), int(m[3])) - _EPOCH).days
+    except ValueError:
+        return None
+
+
+def _lines_named(numbers: list[int] | tuple[int, ...]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:5])
+    more = f" and {len(numbers) - 5} more" if len(numbers) > 5 else ""
+    return f"line{'s' if len(numbers) > 1 else ''} {shown}{more}"
+
+
+def mailbox_block(spool: FileRead, pending: tuple[str, ...], spool_path: str, now: datetime) -> dict:
+    now_day = (now.date() - _EPOCH).days
+    misdelivered = {l.id: l for _, l in spool.letters if l.klass == MISDELIVERY and not l.is_mission}
+    recent = 0
+    for letter in misdelivered.values():
+        day = day_number(letter.ts)
+        if day is not None and now_day - day <= 7 and day <= now_day + 1:
+            recent += 1
+    return {
+        "memory_misdelivery": len(misdelivered),
+        "confusion_rate_7d": recent,
+        "spool_letters": len(spool.letters),
+        "pending_distribution": list(pending),
+        "spool_path": spool_path,
+    }
+
+
+def _spool_check(run: Run, spool: FileRead | None, error: str | None) -> Check:
+    if error:
+        return Check("spool", ERROR, error, f"chmod u+r {shlex.quote(run.paths.spool)}")
+    assert spool is not None
+    problems = []
+    if spool.malformed:
+        problems.append(
+            f"{len(spool.malformed)} malformed {'lines' if len(spool.malformed) > 1 else 'line'} "
+            f"({_lines_named(spool.malformed)}) are skipped, never filed"
+        )
+    if spool.unfinished_tail:
+        problems.append(f"line {spool.unfinished_tail} is an unfinished tail (a writer may be mid-append)")
+    if problems:
+        return Check("spool", WARN, f"{run.paths.spool}: " + "; ".join(problems))
+    if not os.path.exists(run.paths.spool):
+        return Check("spool", OK, f"no spool yet at {run.paths.spool}")
+    return Check("spool", OK, f"{len(spool.letters)} letters in {run.paths.spool}")
+
+
+def _conflict_lines(path: str) -> list[int]:
+    found = []
+    try:
+        with open(path, "rb") as fh:
+            for number, line in enumerate(fh, 1):
+                if line.startswith(CONFLICT_MARKERS):
+                    found.append(number)
+    except OSError:
+        pass
+    return found
+
+
+def _boxes_check(run: Run) -> Check:
+    errors, warnings, read = [], [], 0
+    for box in run.boxes():
+        try:
+            found = read_box(box)
+        except Refused as exc:
+            errors.append(f"{box.label} refused: {exc}")
+            continue
+        except OSError as exc:
+            errors.append(f"{box.label}: cannot read {box.path}: {exc.strerror}")
+            continue
+        read += 1
+        conflicts = _conflict_lines(box.path)
+        malformed = [n for n in found.malformed if n not in conflicts]
+        if malformed:
+            warnings.append(f"{box.label}: {len(malformed)} malformed ({_lines_named(malformed)})")
+        if conflicts:
+            warnings.append(f"{box.label}: conflict markers at {_lines_named(conflicts)}")
+        if found.unfinished_tail:
+            warnings.append(f"{box.label}: torn last line {found.unfinished_tail}")
+    if errors:
+        return Check("boxes", ERROR, "; ".join(errors + warnings),
+                     "replace the symlink or odd file with a real one, then: m1nd distribute")
+    if warnings:
+        return Check("boxes", WARN, "; ".join(warnings))
+    return Check("boxes", OK, f"{read} boxes parse")
+
+
+def _roster_check(run: Run) -> Check:
+    notes, fix = [], ""
+    for root in run.roots.unreachable:
+        notes.append(f"{root.path} is unreachable")
+        fix = fix or f"m1nd roster remove {shlex.quote(root.path)}"
+    for key, roots in sorted(run.roots.ambiguous.items()):
+        notes.append(f"label {key!r} is ambiguous ({', '.join(r.path for r in roots)}): its letters wait")
+        fix = fix or f"m1nd roster remove {shlex.quote(roots[-1].path)}"
+    if notes:
+        return Check("roster", WARN, "; ".join(notes), fix)
+    return Check("roster", OK, f"{len(run.roots.roots)} roots, all reachable, labels unique")
+
+
+def _pending_check(pending: tuple[str, ...], count: int) -> Check:
+    if not pending:
+        return Check("pending", OK, "no letter waits for an unknown repository")
+    names = ", ".join(pending)
+    return Check("pending", WARN, f"{count} letters wait in the spool for: {names}",
+                 "m1nd roster add PATH-OF-REPO")
+
+
+def box_is_ignored(root_path: str) -> bool | None:
+    """Whether git ignores the root's box (True: local), or None outside a work tree."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", root_path, "check-ignore", "-q", ".m1nd/inbox.jsonl"],
+            capture_output=True, env=_git_env(),
+        )
+    except OSError:
+        return None
+    if done.returncode == 0:
+        return True
+    if done.returncode == 1:
+        return False
+    return None
+
+
+def _git_env() -> dict:
+    # Inside a git hook, GIT_DIR and friends point at the hook's repository.
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+def _consent_check(run: Run) -> Check:
+    states = []
+    for root in run.roots.reachable:
+        if not os.path.isdir(root.box_dir):
+            continue
+        ignored = box_is_ignored(root.path)
+        if ignored is None:
+            states.append(f"{root.label}: not in a git work tree")
+        else:
+            states.append(f"{root.label}: {'local' if ignored else 'committed'}")
+    if not states:
+        return Check("consent", OK, "no project boxes yet")
+    return Check("consent", OK, "; ".join(states))
+
+
+def diagnose(run: Run, now: datetime) -> Report:
+    spool_error = None
+    spool = None
+    try:
+        if os.path.isdir(run.paths.spool):
+            raise IsADirectoryError(21, "Is a directory")
+        spool = read_file(run.paths.spool)
+    except OSError as exc:
+        spool_error = f"cannot read spool {run.paths.spool}: {exc.strerror}"
+    pending: tuple[str, ...] = ()
+    pending_count = 0
+    if spool is not None:
+        try:
+            plan = distribute(run, write=False)
+            pending, pending_count = plan.pending, plan.pending_letters
+        except M1ndError as exc:
+            spool_error = exc.message
+    mailbox = None if spool is None or spool_error else mailbox_block(spool, pending, run.paths.spool, now)
+    checks = [
+        _spool_check(run, spool, spool_error),
+        _boxes_check(run),
+        _roster_check(run),
+        _pending_check(pending, pending_count),
+        _consent_check(run),
+    ]
+    return Report(mailbox, checks)

@@ -1,0 +1,73 @@
+"""Small file helpers: atomic rewrites, whole writes, advisory locks."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import tempfile
+from contextlib import contextmanager
+from typing import Iterator
+
+from m1nd.paths import ensure_dir
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str, data: bytes, mode: int = 0o600) -> None:
+    """Temp file in the same directory, fsync, rename over, fsync the directory."""
+    directory = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".m1nd-", suffix=".tmp", dir=directory)
+    try:
+        write_all(fd, data)
+        os.fchmod(fd, mode)
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(directory)
+
+
+@contextmanager
+def lock_for(lock_dir: str, name: str, key: str) -> Iterator[None]:
+    """An exclusive OS advisory lock (flock) named after `key`, under `lock_dir`.
+
+    Lock files are never put in a repository and never deleted: the kernel
+    releases the lock when its holder dies, so a crash never leaves it stuck.
+    (fcntl directly rather than the filelock package: this is on the hook path,
+    and importing filelock costs more than the whole nothing-new run.)
+    """
+    ensure_dir(lock_dir)
+    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    fd = os.open(os.path.join(lock_dir, f"{name}-{digest}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock

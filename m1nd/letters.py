@@ -1,0 +1,149 @@
+"""Letters: lines, ids, strict parsing, streaming reads (contract section 2).
+
+A file is split on `\\n` only; a line's raw bytes lose one trailing `\\r`.  The id of
+a letter is the first 12 hex digits of sha256 over those raw bytes, so a letter keeps
+its id wherever its bytes travel.  Nothing here knows about routing or boxes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import BinaryIO, Iterator
+
+import orjson
+
+STRING_FIELDS = ("ts", "agent", "class", "repo", "brain", "tool", "what", "expected", "snippet")
+
+# Outcomes of reading one line.
+LETTER = "letter"
+MALFORMED = "malformed"
+BLANK = "blank"
+TAIL = "tail"  # a final unterminated line that does not parse: a writer may be mid-append
+
+
+@dataclass(frozen=True, slots=True)
+class Letter:
+    id: str
+    raw: bytes
+    ts: str
+    agent: str
+    klass: str
+    repo: str
+    brain: str
+    tool: str
+    what: str
+    expected: str
+    snippet: str
+    answers: tuple[str, ...]
+    kind: str | None
+
+    @property
+    def is_mission(self) -> bool:
+        return self.kind == "mission"
+
+
+def letter_id(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()[:12]
+
+
+def is_blank(raw: bytes) -> bool:
+    return not raw.strip()
+
+
+def parse(raw: bytes) -> Letter | None:
+    """The letter these raw bytes hold, or None when they are malformed."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if type(obj) is not dict:
+        return None
+    values = []
+    get = obj.get
+    for name in STRING_FIELDS:
+        value = get(name, "")
+        if type(value) is not str:
+            return None
+        values.append(value)
+    answers = get("answers", [])
+    if type(answers) is not list:
+        return None
+    for item in answers:
+        if type(item) is not str:
+            return None
+    kind = get("kind")
+    if kind is not None and type(kind) is not str:
+        return None
+    return Letter(letter_id(raw), raw, *values, tuple(answers), kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    number: int  # 1-based
+    end: int  # byte offset just after this line (and its `\n`, when terminated)
+    raw: bytes
+    terminated: bool
+    outcome: str
+    letter: Letter | None
+
+
+def classify(raw: bytes, terminated: bool) -> tuple[str, Letter | None]:
+    if is_blank(raw):
+        return BLANK, None
+    letter = parse(raw)
+    if letter is not None:
+        return LETTER, letter
+    return (MALFORMED if terminated else TAIL), None
+
+
+def iter_lines(fh: BinaryIO, start: int = 0, number: int = 0) -> Iterator[Line]:
+    """Every line of an open binary file from byte offset `start` onward.
+
+    `number` is the count of lines before `start`, so line numbers stay 1-based
+    for the whole file.
+    """
+    fh.seek(start)
+    offset = start
+    for chunk in fh:
+        number += 1
+        offset += len(chunk)
+        terminated = chunk.endswith(b"\n")
+        raw = chunk[:-1] if terminated else chunk
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        outcome, letter = classify(raw, terminated)
+        yield Line(number, offset, raw, terminated, outcome, letter)
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """Everything one read of a letters file found."""
+
+    path: str
+    letters: list[tuple[int, Letter]]  # (line number, letter), file order, missions included
+    malformed: list[int]  # 1-based line numbers
+    unfinished_tail: int | None  # line number of an unfinished tail, if any
+    size: int
+
+
+def read_file(path: str) -> FileRead:
+    """Read a whole letters file.  A missing file reads as empty."""
+    letters: list[tuple[int, Letter]] = []
+    malformed: list[int] = []
+    tail = None
+    size = 0
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        return FileRead(path, letters, malformed, tail, 0)
+    with fh:
+        for line in iter_lines(fh):
+            size = line.end
+            if line.outcome == LETTER:
+                letters.append((line.number, line.letter))
+            elif line.outcome == MALFORMED:
+                malformed.append(line.number)
+            elif line.outcome == TAIL:
+                tail = line.number
+    return FileRead(path, letters, malformed, tail, size)

@@ -1,0 +1,194 @@
+"""The ownership law (contract section 3): roots, labels, known names, resolve.
+
+Pure decisions over paths and strings: nothing here reads or writes a box.  The only
+filesystem access is `realpath` / `isdir`, which the law itself asks for.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from m1nd.paths import absolute
+
+ASCII_WS = " \t\n\r\x0b\x0c"
+
+PROJECT = "project"
+MEDULLA = "medulla"
+PENDING = "pending"
+
+
+def find_bound_root(cwd: str | None = None) -> str | None:
+    """The top level of the git work tree holding `cwd`, or None.
+
+    Walks up looking for a `.git` entry (a directory, or a file in worktrees and
+    submodules) instead of spawning git: this runs on every hook.
+    """
+    here = os.path.abspath(cwd or os.getcwd())
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _home_dir() -> str:
+    return os.environ.get("HOME") or os.path.expanduser("~")
+
+
+def cut_annotation(field: str) -> str:
+    """Step 1 of normalize: cut at the first `(` and trim ASCII whitespace."""
+    return field.split("(", 1)[0].strip(ASCII_WS)
+
+
+def path_form(field: str) -> str:
+    """Steps 1 and 2 of normalize: the field as a path-like string."""
+    s = cut_annotation(field)
+    if s == "~" or s.startswith("~/"):
+        s = _home_dir() + s[1:]
+    s = s.strip(ASCII_WS)
+    stripped = s.rstrip("/")
+    # A field of only slashes keeps one: "/" is a path, not an empty name.
+    return stripped if stripped or not s else "/"
+
+
+def normalize(field: str, base: str = "") -> str:
+    s = path_form(field)
+    name = s.rsplit("/", 1)[-1]
+    if name in ("", ".", ".."):
+        name = s
+    if base and (name == base or name.startswith(base + "-")):
+        name = base
+    return name
+
+
+def _inside(path: str, root: str) -> bool:
+    if path == root:
+        return True
+    prefix = root if root.endswith("/") else root + "/"
+    return path.startswith(prefix)
+
+
+def _realpath(path: str) -> str | None:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):  # embedded NUL, too long, loops
+        return None
+
+
+@dataclass(frozen=True)
+class Root:
+    path: str  # absolute, as first given
+    real: str  # symlinks resolved
+    label: str
+    reachable: bool
+
+    @property
+    def key(self) -> str:
+        return self.label.lower()
+
+    @property
+    def box_dir(self) -> str:
+        return os.path.join(self.path, ".m1nd")
+
+    @property
+    def box(self) -> str:
+        return os.path.join(self.path, ".m1nd", "inbox.jsonl")
+
+
+@dataclass(frozen=True)
+class Route:
+    kind: str  # PROJECT | MEDULLA | PENDING
+    root: Root | None = None
+    name: str = ""  # the pending name
+
+
+ROUTE_MEDULLA = Route(MEDULLA)
+
+
+class RootSet:
+    """The roots of one run and the ownership law over them."""
+
+    def __init__(self, roots: list[Root], base: str, home: str) -> None:
+        self.roots = tuple(roots)
+        self.base = base
+        self.home = home
+        keys: dict[str, list[Root]] = {}
+        for root in self.roots:
+            if root.reachable:
+                keys.setdefault(root.key, []).append(root)
+        self.known = {k: v[0] for k, v in keys.items() if len(v) == 1}
+        self.ambiguous = {k: tuple(v) for k, v in keys.items() if len(v) > 1}
+        self._cache: dict[tuple[str, str], Route] = {}
+
+    @property
+    def reachable(self) -> tuple[Root, ...]:
+        return tuple(r for r in self.roots if r.reachable)
+
+    @property
+    def unreachable(self) -> tuple[Root, ...]:
+        return tuple(r for r in self.roots if not r.reachable)
+
+    def is_projectless(self, field: str) -> bool:
+        step1 = cut_annotation(field).lower()
+        if step1 in ("", "all") or step1.startswith("research task"):
+            return True
+        form = path_form(field)
+        return _inside(form, self.home)
+
+    def resolve(self, brain: str, repo: str) -> Route:
+        key = (brain, repo)
+        route = self._cache.get(key)
+        if route is None:
+            route = self._cache[key] = self._resolve(brain, repo)
+        return route
+
+    def _resolve(self, brain: str, repo: str) -> Route:
+        field = repo
+        trimmed_brain = brain.strip(ASCII_WS)
+        if trimmed_brain:
+            field = brain
+            if cut_annotation(brain).lower() == "medulla":
+                return ROUTE_MEDULLA
+            if trimmed_brain.lower().startswith("project:"):
+                field = trimmed_brain[len("project:"):]
+        if self.is_projectless(field):
+            return ROUTE_MEDULLA
+        form = path_form(field)
+        if form.startswith("/"):
+            root = self._deepest_root_holding(form)
+            if root is not None:
+                return Route(PROJECT, root)
+        name = normalize(field, self.base)
+        root = self.known.get(name.lower())
+        if root is not None:
+            return Route(PROJECT, root)
+        return Route(PENDING, name=name)
+
+    def _deepest_root_holding(self, path: str) -> Root | None:
+        real = _realpath(path)
+        if real is None:
+            return None
+        best = None
+        for root in self.roots:
+            if root.reachable and _inside(real, root.real):
+                if best is None or len(root.real) > len(best.real):
+                    best = root
+        return best
+
+
+def build_roots(bound: str | None, roster: list[str], extra: list[str], home: str) -> RootSet:
+    """Roots in law order: bound root, roster, `--root`s; deduplicated by real path."""
+    base = os.path.basename(absolute(bound)) if bound else ""
+    seen: set[str] = set()
+    roots: list[Root] = []
+    for given in ([bound] if bound else []) + list(roster) + list(extra):
+        path = absolute(given)
+        real = _realpath(path) or path
+        if real in seen:
+            continue
+        seen.add(real)
+        roots.append(Root(path, real, normalize(path, base), os.path.isdir(path)))
+    return RootSet(roots, base, home)

@@ -1,0 +1,107 @@
+"""Writing letters to the spool: `m1nd write`, `pickup`, `answer` (contract section 9).
+
+One letter is one compact JSON line with a fixed key order, so the same arguments
+always give the same bytes (and so the same id).  It reaches the spool in one
+O_APPEND write followed by fsync.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+
+import orjson
+
+from m1nd.clock import parse_now, stamp
+from m1nd.errors import UsageError
+from m1nd.fsutil import lock_for, write_all
+from m1nd.letters import letter_id
+from m1nd.paths import Paths, ensure_dir, ensure_home
+
+KEY_ORDER = ("ts", "agent", "class", "kind", "repo", "brain", "tool", "what", "expected", "snippet",
+             "answers", "disposition")
+DISPOSITIONS = ("fixed", "declined", "moot")
+_ID = re.compile(r"^[0-9a-f]{12}$")
+
+
+def default_agent() -> str:
+    agent = os.environ.get("M1ND_AGENT")
+    if agent:
+        return agent
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def check_ids(ids: list[str]) -> list[str]:
+    for value in ids:
+        if not _ID.match(value):
+            raise UsageError(f"not a letter id: {value!r} (ids are 12 lowercase hex characters)")
+    return ids
+
+
+def compose(fields: dict) -> bytes:
+    """The letter's bytes: known keys in fixed order, empty optional fields left out."""
+    what = fields.get("what") or ""
+    if not what.strip():
+        raise UsageError("--what must not be empty")
+    ordered = {}
+    for key in KEY_ORDER:
+        value = fields.get(key)
+        if value in (None, "", [], ()):
+            continue
+        ordered[key] = list(value) if key == "answers" else value
+    return orjson.dumps(ordered)
+
+
+def append(paths: Paths, raw: bytes) -> str:
+    """Append one letter line to the spool; returns its id."""
+    ensure_home(paths)
+    ensure_dir(os.path.dirname(paths.spool))
+    with lock_for(paths.locks, "spool", paths.spool):
+        fd = os.open(paths.spool, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            size = os.fstat(fd).st_size
+            lead = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
+            write_all(fd, lead + raw + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return letter_id(raw)
+
+
+def letter_fields(
+    what: str,
+    *,
+    bound_root: str | None,
+    ts: str | None = None,
+    agent: str | None = None,
+    klass: str | None = None,
+    kind: str | None = None,
+    repo: str | None = None,
+    brain: str | None = None,
+    tool: str | None = None,
+    expected: str | None = None,
+    snippet: str | None = None,
+    answers: list[str] | None = None,
+    disposition: str | None = None,
+) -> dict:
+    """Fill the defaults of section 9: ts now, agent from env or user, repo bound or `all`."""
+    if disposition is not None and disposition not in DISPOSITIONS:
+        raise UsageError(f"--disposition must be one of {', '.join(DISPOSITIONS)}")
+    return {
+        "ts": ts or stamp(parse_now()),
+        "agent": agent or default_agent(),
+        "class": klass,
+        "kind": kind,
+        "repo": repo if repo is not None else (bound_root or "all"),
+        "brain": brain,
+        "tool": tool,
+        "what": what,
+        "expected": expected,
+        "snippet": snippet,
+        "answers": check_ids(list(answers or [])),
+        "disposition": disposition,
+    }

@@ -1,0 +1,107 @@
+"""The union sweep and the `m1nd-inbox-sweep-v0` document (contract section 6).
+
+The union is the spool plus every reachable box, each id once.  Fates come from the
+reply graph over that union.  With `distribute=False` nothing is written anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from m1nd.boxes import Box, Refused, read_box
+from m1nd.distribute import BoxProblem, Receipt, distribute
+from m1nd.errors import M1ndError
+from m1nd.fates import OPEN_STATES, ReplyGraph, reply_graph
+from m1nd.letters import Letter, read_file
+from m1nd.run import Run
+
+SCHEMA = "m1nd-inbox-sweep-v0"
+MISDELIVERY = "memory_misdelivery"
+
+
+def letter_view(letter: Letter, graph: ReplyGraph) -> dict:
+    """A letter as the v0 document (and `m1nd box --json`) shows it."""
+    return {
+        "id": letter.id,
+        "ts": letter.ts,
+        "agent": letter.agent,
+        "class": letter.klass,
+        "repo": letter.repo,
+        "brain": letter.brain,
+        "tool": letter.tool,
+        "what": letter.what,
+        "expected": letter.expected,
+        "snippet": letter.snippet,
+        "answers": list(letter.answers),
+        "answered_by": graph.answers_to(letter.id),
+        "state": graph.state(letter),
+    }
+
+
+@dataclass(frozen=True)
+class BoxRead:
+    box: Box
+    ids: frozenset[str]  # letters of this box, missions left out
+    malformed: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    doc: dict
+    receipt: Receipt | None
+    letters: dict[str, Letter]  # the union, missions left out
+    graph: ReplyGraph
+    boxes: tuple[BoxRead, ...]
+    problems: tuple[BoxProblem, ...]  # refused or unreadable boxes
+    spool_malformed: tuple[int, ...]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems)
+
+
+def sweep(run: Run, distribute_first: bool = True) -> Sweep:
+    receipt = distribute(run) if distribute_first else None
+    union: dict[str, Letter] = {}
+    try:
+        spool = read_file(run.paths.spool)
+    except (IsADirectoryError, PermissionError, OSError) as exc:
+        raise M1ndError(f"cannot read spool {run.paths.spool}: {exc.strerror}") from None
+    for _, letter in spool.letters:
+        union.setdefault(letter.id, letter)
+
+    problems: list[BoxProblem] = list(receipt.problems) if receipt else []
+    refused_paths = {p.path for p in problems}
+    reads: list[BoxRead] = []
+    for box in run.boxes():
+        if box.path in refused_paths:
+            continue
+        try:
+            found = read_box(box)
+        except Refused as exc:
+            problems.append(BoxProblem(box.label, box.path, str(exc)))
+            continue
+        except OSError as exc:
+            problems.append(BoxProblem(box.label, box.path, f"cannot read {box.path}: {exc.strerror}"))
+            continue
+        ids = set()
+        for _, letter in found.letters:
+            if not letter.is_mission:
+                ids.add(letter.id)
+            union.setdefault(letter.id, letter)
+        reads.append(BoxRead(box, frozenset(ids), tuple(found.malformed)))
+
+    letters = {lid: l for lid, l in sorted(union.items()) if not l.is_mission}
+    graph = reply_graph(letters.values(), run.markers)
+    views = [letter_view(l, graph) for l in letters.values()]
+    doc = {
+        "schema": SCHEMA,
+        "spool_path": run.paths.spool,
+        "distribution": receipt.as_json() if receipt else None,
+        "total": len(views),
+        "open": sum(1 for v in views if v["state"] in OPEN_STATES),
+        "misdelivery": sum(1 for l in letters.values() if l.klass == MISDELIVERY),
+        "unreachable": sorted({r.label for r in run.roots.unreachable}),
+        "letters": views,
+    }
+    return Sweep(doc, receipt, letters, graph, tuple(reads), tuple(problems), tuple(spool.malformed))
