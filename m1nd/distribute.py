@@ -41,6 +41,10 @@ class Receipt:
     malformed: tuple[int, ...] = ()  # spool line numbers
     unfinished_tail: int | None = None
     pending_letters: int = 0
+    appended_by_box: tuple[tuple[str, int], ...] = ()  # (box path, letters newly appended)
+
+    def appended_to(self, box_path: str) -> int:
+        return dict(self.appended_by_box).get(box_path, 0)
 
     def as_json(self) -> dict:
         return {
@@ -56,6 +60,7 @@ class Receipt:
 class _Batch:
     box: Box
     raws: list[bytes] = field(default_factory=list)
+    appended: int = 0
     index: boxes.BoxIndex = field(default_factory=boxes.BoxIndex)
     problem: str | None = None
 
@@ -91,13 +96,18 @@ class _Filer:
             if batch.problem or not batch.raws:
                 continue
             try:
-                self.appended += boxes.append(batch.box, batch.raws, self.run.paths.locks, batch.index)
+                n = boxes.append(batch.box, batch.raws, self.run.paths.locks, batch.index)
+                batch.appended += n
+                self.appended += n
             except boxes.Refused as exc:
                 batch.problem = str(exc)
             except OSError as exc:
                 batch.problem = f"cannot write {batch.box.path}: {exc.strerror or exc}"
             batch.raws = []
         self.buffered = 0
+
+    def appended_by_box(self) -> tuple[tuple[str, int], ...]:
+        return tuple((path, b.appended) for path, b in self.batches.items() if b.appended)
 
     def problems(self) -> tuple[BoxProblem, ...]:
         return tuple(
@@ -160,4 +170,5 @@ def distribute(run: Run, write: bool = True) -> Receipt:
         malformed=tuple(malformed),
         unfinished_tail=tail,
         pending_letters=pending_letters,
+        appended_by_box=filer.appended_by_box(),
     )
