@@ -1,0 +1,145 @@
+"""The m1nd benchmark: one table of median time, peak memory and ratio to a baseline
+measured in the same run.
+
+    python bench/run.py [--letters 1000000] [--repos 50] [--repeat 3] [--workdir DIR]
+
+Every operation runs as a real `python -m m1nd` process against a generated spool
+(bench/generate.py).  Peak memory is the process's max RSS (from wait4).  The
+baseline is bench/baseline.py (read + sha256 + orjson per line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import orjson
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = sys.executable
+
+
+def measure(argv: list[str], env: dict, stdout=subprocess.DEVNULL) -> tuple[float, float]:
+    """(seconds, peak RSS in MB) of one process run to completion; fails loudly."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"{' '.join(argv)} exited {code}: {err.strip()[-400:]}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+class Bench:
+    def __init__(self, workdir: str, letters: int, repos: int) -> None:
+        self.workdir = workdir
+        self.letters = letters
+        self.repos = repos
+        self.roots = os.path.join(workdir, "roots")
+        self.home = os.path.join(workdir, "home")
+        self.spool = os.path.join(workdir, f"spool-{letters}.jsonl")
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("M1ND_", "GIT_"))}
+        self.env.update(M1ND_HOME=self.home, M1ND_SPOOL=self.spool, NO_COLOR="1", HOME=workdir)
+
+    def generate(self, letters: int, out: str, seed: int = 7, append: bool = False) -> None:
+        argv = [PY, os.path.join(HERE, "generate.py"), out, "--letters", str(letters),
+                "--repos", str(self.repos), "--roots-dir", self.roots, "--seed", str(seed)]
+        subprocess.run(argv + (["--append"] if append else []), check=True)
+
+    def fresh(self) -> None:
+        """An empty home with the roster of K roots, and no boxes anywhere."""
+        shutil.rmtree(self.home, ignore_errors=True)
+        os.makedirs(self.home, mode=0o700)
+        roots = []
+        for i in range(self.repos):
+            root = os.path.join(self.roots, f"repo-{i:03d}")
+            shutil.rmtree(os.path.join(root, ".m1nd"), ignore_errors=True)
+            os.makedirs(root, exist_ok=True)
+            roots.append(root)
+        with open(os.path.join(self.home, "roster.json"), "wb") as fh:
+            fh.write(orjson.dumps({"roots": roots}))
+
+    def m1nd(self, *args: str) -> list[str]:
+        return [PY, "-m", "m1nd", *args]
+
+
+def median_of(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="m1nd benchmark")
+    ap.add_argument("--letters", type=int, default=1_000_000)
+    ap.add_argument("--repos", type=int, default=50)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--workdir", default=None, help="kept between runs to reuse the generated spool")
+    a = ap.parse_args()
+    workdir = os.path.abspath(a.workdir or tempfile.mkdtemp(prefix="m1nd-bench-"))
+    os.makedirs(workdir, exist_ok=True)
+    b = Bench(workdir, a.letters, a.repos)
+    if not os.path.exists(b.spool):
+        b.generate(a.letters, b.spool)
+    size_mb = os.path.getsize(b.spool) / 1e6
+    rows = []
+
+    base = median_of([measure([PY, os.path.join(HERE, "baseline.py"), b.spool], b.env) for _ in range(a.repeat)])
+    rows.append(("baseline: read + sha256 + orjson", base, None, ""))
+
+    firsts = []
+    for _ in range(a.repeat):
+        b.fresh()
+        firsts.append(measure(b.m1nd("distribute"), b.env))
+    first = median_of(firsts)
+    rows.append(("first `m1nd distribute`", first, first[0] / base[0], "≤ 1.5 × baseline"))
+
+    sweep = median_of([measure(b.m1nd("--inbox-sweep", "--no-distribute"), b.env) for _ in range(a.repeat)])
+    rows.append(("`m1nd --inbox-sweep --no-distribute`", sweep, sweep[0] / base[0], "≤ 2.5 × baseline"))
+
+    again = median_of([measure(b.m1nd("distribute"), b.env) for _ in range(a.repeat)])
+    rows.append(("re-run, nothing new", again, again[0] / first[0], "≤ 0.05 × first run"))
+
+    news = []
+    for i in range(a.repeat):
+        b.generate(1000, b.spool, seed=1000 + i, append=True)
+        news.append(measure(b.m1nd("distribute"), b.env))
+    new = median_of(news)
+    rows.append(("re-run after 1,000 new letters", new, new[0] / first[0], "≤ 0.1 × first run"))
+
+    typer_t = median_of([measure([PY, "-c", "import typer"], b.env) for _ in range(max(a.repeat, 5))])
+    version = median_of([measure(b.m1nd("--version"), b.env) for _ in range(max(a.repeat, 5))])
+    rows.append(("`python -c 'import typer'`", typer_t, None, ""))
+    rows.append(("`m1nd --version`", version, version[0] / typer_t[0], "≤ 1.5 × import typer"))
+
+    # Peak memory of a first distribute at a quarter and half of N: flat in N?
+    for frac in (4, 2):
+        n = a.letters // frac
+        small = os.path.join(workdir, f"spool-{n}.jsonl")
+        if not os.path.exists(small):
+            b.generate(n, small)
+        env = dict(b.env, M1ND_SPOOL=small)
+        b.fresh()
+        t, rss = measure(b.m1nd("distribute"), env)
+        rows.append((f"first distribute at N/{frac} (memory)", (t, rss), None, "peak ≤ 300 MB, flat in N"))
+
+    print(f"\nN = {a.letters:,} letters over K = {a.repos} repositories, spool {size_mb:.0f} MB, "
+          f"median of {a.repeat}, Python {sys.version.split()[0]}\n")
+    print("| operation | median s | peak MB | ratio | target |")
+    print("|---|---:|---:|---:|---|")
+    for name, (t, rss), ratio, target in rows:
+        r = f"{ratio:.3f}" if ratio is not None else ""
+        print(f"| {name} | {t:.3f} | {rss:.0f} | {r} | {target} |")
+    if not a.workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
