@@ -48,10 +48,8 @@ def path_form(field: str) -> str:
     s = cut_annotation(field)
     if s == "~" or s.startswith("~/"):
         s = _home_dir() + s[1:]
-    s = s.strip(ASCII_WS)
-    stripped = s.rstrip("/")
-    # A field of only slashes keeps one: "/" is a path, not an empty name.
-    return stripped if stripped or not s else "/"
+    # Trim, then remove trailing "/": a field of only slashes becomes "" (contract 3, step 2).
+    return s.strip(ASCII_WS).rstrip("/")
 
 
 def normalize(field: str, base: str = "") -> str:
