@@ -123,6 +123,9 @@ def run_cli(*args: str, cwd: Path | str | None = None) -> Result:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         finally:
             os.chdir(old)
+            # A real process flushes at exit; in-process, unflushed text would be lost.
+            sys.stdout.flush()
+            sys.stderr.flush()
         stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
     return Result(code, stdout, stderr)
 
