@@ -22,7 +22,7 @@ from m1nd.paths import Paths, ensure_dir, ensure_home
 KEY_ORDER = ("ts", "agent", "class", "kind", "repo", "brain", "tool", "what", "expected", "snippet",
              "answers", "disposition")
 DISPOSITIONS = ("fixed", "declined", "moot")
-_ID = re.compile(r"^[0-9a-f]{12}$")
+_ID = re.compile(r"[0-9a-f]{12}")
 
 
 def default_agent() -> str:
@@ -37,7 +37,7 @@ def default_agent() -> str:
 
 def check_ids(ids: list[str]) -> list[str]:
     for value in ids:
-        if not _ID.match(value):
+        if not _ID.fullmatch(value):  # fullmatch: "$" would accept a trailing newline
             raise UsageError(f"not a letter id: {value!r} (ids are 12 lowercase hex characters)")
     return ids
 
