@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -161,43 +160,9 @@ def _pending_check(pending: tuple[str, ...], count: int) -> Check:
                  "m1nd roster add PATH-OF-REPO")
 
 
-def box_is_ignored(root_path: str) -> bool | None:
-    """Whether git ignores the root's box (True: local), or None outside a work tree."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", root_path, "check-ignore", "-q", ".m1nd/inbox.jsonl"],
-            capture_output=True, env=_git_env(),
-        )
-    except OSError:
-        return None
-    if done.returncode == 0:
-        return True
-    if done.returncode == 1:
-        return False
-    return None
-
-
-def _git_env() -> dict:
-    # Inside a git hook, GIT_DIR and friends point at the hook's repository.
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-
-
-def _consent_check(run: Run) -> Check:
-    states = []
-    for root in run.roots.reachable:
-        if not os.path.isdir(root.box_dir):
-            continue
-        ignored = box_is_ignored(root.path)
-        if ignored is None:
-            states.append(f"{root.label}: not in a git work tree")
-        else:
-            states.append(f"{root.label}: {'local' if ignored else 'committed'}")
-    if not states:
-        return Check("consent", OK, "no project boxes yet")
-    return Check("consent", OK, "; ".join(states))
-
-
 def diagnose(run: Run, now: datetime) -> Report:
+    from m1nd.gitops.health import consent_check, git_check
+
     spool_error = None
     spool = None
     try:
@@ -220,6 +185,7 @@ def diagnose(run: Run, now: datetime) -> Report:
         _boxes_check(run),
         _roster_check(run),
         _pending_check(pending, pending_count),
-        _consent_check(run),
+        consent_check(run),
+        git_check(run),
     ]
     return Report(mailbox, checks)

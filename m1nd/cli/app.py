@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import demo, doctor, letters, mailbox, roster
+from m1nd.cli import demo, doctor, git, letters, mailbox, roster
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -51,3 +51,7 @@ app.command("pickup")(letters.pickup)
 app.command("answer")(letters.answer)
 app.add_typer(roster.app, name="roster")
 app.command("demo")(demo.demo)
+app.command("init")(git.init)
+app.command("merge-driver")(git.merge_driver)
+app.add_typer(git.hooks_app, name="hooks")
+app.add_typer(git.hook_app, name="hook")

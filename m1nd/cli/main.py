@@ -9,6 +9,11 @@ from m1nd.errors import EXIT_USAGE
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
+    if len(args) == 3 and args[:2] == ["hook", "run"] and not args[2].startswith("-"):
+        # The git hook path runs on every checkout: skip typer's start-up cost.
+        from m1nd.gitops.hookrun import run_hook
+
+        sys.exit(run_hook(args[2]))
     from typer.main import get_command
 
     from m1nd.cli.app import app

@@ -1,0 +1,126 @@
+"""The doctor's `consent` and `git` checks (mailbox contract section 8, spec/git.md).
+
+`consent`: for each project box, whether it is local (ignored) or committed.
+`git`: per repository, whether the merge driver is configured where `.gitattributes`
+asks for it, which hook shims are installed (current or outdated) and whether a
+legacy hook is chained.  Both only read; they spawn a few `git` commands per root.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from m1nd.gitops import gitcmd
+
+OK, WARN = "ok", "warn"
+
+
+def _check(name: str, status: str, message: str, fix: str = ""):
+    from m1nd.doctor import Check
+
+    return Check(name, status, message, fix)
+
+
+def _git_roots(run) -> list:
+    """Reachable roots that are the top level of a git work tree."""
+    found = []
+    for root in run.roots.reachable:
+        res = gitcmd.git(["rev-parse", "--show-toplevel"], root.path)
+        if res.ok and os.path.realpath(res.out) == root.real:
+            found.append(root)
+    return found
+
+
+def _cmd(run, command: str, root) -> str:
+    """A fix command for this root: bare when it is the bound repository."""
+    if run.bound is not None and os.path.realpath(run.bound) == root.real:
+        return command
+    return f"{command} {shlex.quote(root.path)}"
+
+
+def box_state(root_path: str) -> str:
+    """`local`, `committed` or `ignored-but-tracked` (or `not in a git work tree`)."""
+    ignored = gitcmd.is_ignored(root_path)
+    if ignored is None:
+        return "not in a git work tree"
+    if not ignored:
+        return "committed"
+    return "ignored-but-tracked" if gitcmd.is_tracked(root_path) else "local"
+
+
+def consent_check(run):
+    states, warnings, fix = [], False, ""
+    for root in run.roots.reachable:
+        if not os.path.isdir(root.box_dir):
+            continue
+        state = box_state(root.path)
+        if state == "ignored-but-tracked":
+            warnings = True
+            states.append(f"{root.label}: local by its .gitignore but still tracked, so still committed")
+            fix = fix or f"git -C {shlex.quote(root.path)} rm --cached .m1nd/inbox.jsonl"
+        else:
+            states.append(f"{root.label}: {state}")
+    if not states:
+        return _check("consent", OK, "no project boxes yet")
+    return _check("consent", WARN if warnings else OK, "; ".join(states), fix)
+
+
+def _driver_state(root_path: str) -> tuple[str, bool]:
+    """(description, healthy) of the merge driver for one repository."""
+    from m1nd.gitops.consent import DRIVER_KEY, driver_interpreter
+
+    asked = gitcmd.merge_attribute(root_path) == "m1nd-inbox"
+    driver = gitcmd.config_get(root_path, DRIVER_KEY)
+    if not asked:
+        return ("no merge attribute" + (" (driver configured)" if driver else ""), True)
+    if not driver:
+        return (".gitattributes asks for the m1nd-inbox merge driver but it is not configured in this clone", False)
+    python = driver_interpreter(driver)
+    if python and not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        return (f"the merge driver's interpreter {python} is gone", False)
+    return ("merge driver configured", True)
+
+
+def _hooks_state(root_path: str) -> tuple[str, bool]:
+    from m1nd.gitops import hooks
+    from m1nd.errors import M1ndError
+
+    try:
+        st = hooks.status(root_path)
+    except M1ndError as exc:
+        return (f"hooks unknown ({exc.message})", True)
+    installed = st.installed()
+    manager = f"core.hooksPath={st.hooks_path}; " if st.hooks_path else ""
+    if not installed:
+        return (manager + "no hooks", True)
+    parts, healthy = [], True
+    for h in installed:
+        text = f"{h.name} {h.state}"
+        if h.state != hooks.CURRENT or not h.python_ok:
+            healthy = False
+            if not h.python_ok:
+                text += " (interpreter gone)"
+        if h.legacy:
+            text += f" chaining {h.name}{hooks.LEGACY_SUFFIX}"
+        parts.append(text)
+    return (manager + "hooks: " + ", ".join(parts), healthy)
+
+
+def git_check(run):
+    roots = _git_roots(run)
+    if not roots:
+        return _check("git", OK, "no git repositories among the roots")
+    notes, fix, status = [], "", OK
+    for root in roots:
+        box = box_state(root.path) if os.path.isdir(root.box_dir) else "no box yet"
+        driver, driver_ok = _driver_state(root.path)
+        hooks_text, hooks_ok = _hooks_state(root.path)
+        notes.append(f"{root.label}: box {box}; {driver}; {hooks_text}")
+        if not driver_ok:
+            status = WARN
+            fix = fix or _cmd(run, "m1nd init", root)
+        if not hooks_ok:
+            status = WARN
+            fix = fix or _cmd(run, "m1nd hooks install", root)
+    return _check("git", status, "; ".join(notes), fix)

@@ -1,0 +1,200 @@
+"""`m1nd hook run NAME`: what the shims (and the pre-commit framework) call.
+
+This is the hot path: it runs on every checkout, merge and rebase, so it imports
+neither typer, rich nor gitpython, and spawns git only for the opt-in pre-commit hook.
+
+A hook never gets in git's way.  The work runs in a forked child; the parent waits
+for it up to the time budget (M1ND_HOOK_TIMEOUT seconds, default 10), prints what the
+child had to say, and exits 0.  On timeout the parent prints one warning and exits 0
+while the child, in its own session and holding none of git's file descriptors,
+finishes its appends undisturbed: it is never killed mid-append.  Every failure inside
+the child (a garbage spool, a corrupt roster, a refused box) becomes one warning line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import select
+import sys
+import time
+
+SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
+STAGE_HOOK = "pre-commit"
+DEFAULT_BUDGET = 10.0
+BOX_REL = ".m1nd/inbox.jsonl"
+
+
+def budget() -> float:
+    raw = os.environ.get("M1ND_HOOK_TIMEOUT", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_BUDGET
+    return value if value > 0 and math.isfinite(value) else DEFAULT_BUDGET
+
+
+def _index_file() -> str | None:
+    """GIT_INDEX_FILE of the commit in progress, made absolute against the hook's cwd."""
+    index = os.environ.get("GIT_INDEX_FILE")
+    return os.path.abspath(index) if index else None
+
+
+def is_partial_commit(index_file: str | None) -> bool:
+    """`git commit <paths>` commits from a temporary `next-index-*` index."""
+    return bool(index_file) and os.path.basename(index_file).startswith("next-index-")
+
+
+def run_hook(name: str) -> int:
+    """Run hook NAME within the budget; always returns 0."""
+    os.environ["M1ND_IN_HOOK"] = "1"
+    if name not in SYNC_HOOKS + (STAGE_HOOK,):
+        _stderr(f"m1nd: warning: no hook named {name!r} (known: {', '.join(SYNC_HOOKS + (STAGE_HOOK,))}); "
+                "nothing done\n")
+        return 0
+    limit = budget()
+    started = time.monotonic()
+    index_file = _index_file()
+    parent = os.getpid()
+    try:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+    except OSError as exc:
+        _stderr(f"m1nd: warning: the {name} hook could not start ({exc.strerror}); nothing done\n")
+        return 0
+    if pid == 0:  # the child: do the work, report through the pipe, never return
+        code = 0
+        try:
+            os.close(read_end)
+            _detach()
+            report = _work(name, index_file, parent)
+        except BaseException as exc:  # noqa: BLE001 - a hook never fails
+            report = f"m1nd: warning: the {name} hook failed: {_one_line(exc)}\n"
+            code = 1
+        try:
+            if report:
+                os.write(write_end, report.encode("utf-8", "replace"))
+        except OSError:  # the parent gave up and is gone: nobody to tell
+            pass
+        finally:
+            os._exit(code)
+
+    os.close(write_end)
+    chunks: list[bytes] = []
+    timed_out = False
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        while True:
+            remaining = started + limit - time.monotonic()
+            if remaining <= 0 or not select.select([pipe], [], [], remaining)[0]:
+                timed_out = True
+                break
+            data = pipe.read(65536)
+            if not data:
+                break
+            chunks.append(data)
+    if timed_out:
+        _stderr(f"m1nd: warning: the {name} hook gave up waiting after {limit:g} s "
+                "(M1ND_HOOK_TIMEOUT); m1nd finishes filing in the background\n")
+        return 0
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    if chunks:
+        _stderr(b"".join(chunks).decode("utf-8", "replace"))
+    return 0
+
+
+def _detach() -> None:
+    """Own session (a ^C at git does not stop an append), and none of git's descriptors:
+    a caller reading git's output through a pipe is never kept waiting for us."""
+    try:
+        os.setsid()
+    except OSError:
+        pass
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    if devnull > 2:
+        os.close(devnull)
+
+
+def _stderr(text: str) -> None:
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _one_line(exc: BaseException) -> str:
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return " ".join(str(message).split())
+
+
+def _work(name: str, index_file: str | None, parent: int) -> str:
+    """Distribute, then tell (post-* hooks) or stage (pre-commit).  Returns the lines to print."""
+    from m1nd.distribute import distribute
+    from m1nd.errors import M1ndError
+    from m1nd.run import open_run
+
+    lines: list[str] = []
+    try:
+        run = open_run()
+        receipt = distribute(run)
+    except M1ndError as exc:
+        return f"m1nd: warning: the {name} hook filed nothing: {_one_line(exc)}\n"
+    for problem in receipt.problems:
+        lines.append(f"m1nd: warning: box {problem.label} not filed: {problem.reason}")
+    if run.bound is not None:
+        try:
+            if name == STAGE_HOOK:
+                lines.extend(_stage(run, receipt, index_file, parent))
+            else:
+                lines.extend(_notice(run, receipt))
+        except M1ndError as exc:
+            lines.append(f"m1nd: warning: the {name} hook: {_one_line(exc)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def open_letters_line(label: str, open_count: int, new: int) -> str:
+    noun = "letter" if open_count == 1 else "letters"
+    fresh = f" ({new} new)" if new else ""
+    return f"m1nd: {label} has {open_count} open {noun}{fresh} — m1nd sweep to read"
+
+
+def _notice(run, receipt) -> list[str]:
+    """One line, only when the bound repository's box has open letters."""
+    from m1nd.boxview import view_box
+
+    view = view_box(run, run.bound)
+    open_count = view.counts["open"]
+    if not open_count:
+        return []
+    new = min(receipt.appended_to(view.box.path), open_count)
+    return [open_letters_line(view.box.label, open_count, new)]
+
+
+def _stage(run, receipt, index_file: str | None, parent: int) -> list[str]:
+    """`git add .m1nd/inbox.jsonl` when the box is consented, into the commit's index."""
+    from m1nd.gitops import gitcmd
+
+    if is_partial_commit(index_file):
+        return []  # `git commit <paths>`: the user chose exactly what goes in
+    root = run.bound
+    box = os.path.join(root, BOX_REL)
+    if os.path.islink(box) or not os.path.isfile(box):
+        return []
+    if gitcmd.is_ignored(root) is not False:
+        return []  # a private box (or git cannot tell): never staged
+    changed = gitcmd.git(["--no-optional-locks", "status", "--porcelain", "--", BOX_REL], root, index_file)
+    if not changed.ok or not any(l[1:2] in ("M", "?") for l in changed.out.splitlines()):
+        return []  # nothing in the work tree that the index lacks
+    if os.getppid() != parent:
+        return []  # the hook gave up and the commit went on without us: stage nothing late
+    added = gitcmd.git(["add", "--", BOX_REL], root, index_file)
+    if not added.ok:
+        return [f"m1nd: warning: could not stage {BOX_REL}: {gitcmd.first_line(added.err)}"]
+    new = receipt.appended_to(box)
+    fresh = f" ({new} new {'letter' if new == 1 else 'letters'})" if new else ""
+    return [f"m1nd: staged {BOX_REL}{fresh} into this commit"]

@@ -1,0 +1,294 @@
+"""`m1nd hooks install|uninstall|status`: git hook shims, the pre-commit way.
+
+Every shim comes from one template (`hooks/shim.sh`, shipped as package data).  A shim
+carries a marker line naming m1nd and its version, and runs m1nd with the interpreter
+recorded at install time.  A hook that is not an m1nd shim is never lost: it is moved
+to `<hook>.legacy` and chained.  The hooks directory is `git rev-parse --git-path
+hooks`, so worktrees and bare layouts find the shared one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from m1nd.errors import M1ndError
+from m1nd.fsutil import atomic_write
+from m1nd.gitops import gitcmd
+
+SHIM_VERSION = 1
+TEMPLATE_NAME = "shim.sh"
+MARKER = re.compile(rb"^# m1nd-hook-shim (\d+)\s*$", re.M)
+PYTHON_LINE = re.compile(rb"^INSTALL_PYTHON=(.*)$", re.M)
+SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
+STAGE_HOOK = "pre-commit"
+ALL_HOOKS = SYNC_HOOKS + (STAGE_HOOK,)
+LEGACY_SUFFIX = ".legacy"
+PEEK = 16 << 10  # a shim is small; a foreign hook may be a large binary
+
+ABSENT, CURRENT, OUTDATED, FOREIGN = "absent", "current", "outdated", "foreign"
+
+
+def template_path() -> Path:
+    """The shim template: package data in a wheel, `hooks/` in a checkout."""
+    packaged = Path(__file__).resolve().parent.parent / "_data" / "hooks" / TEMPLATE_NAME
+    if packaged.is_file():
+        return packaged
+    return Path(__file__).resolve().parent.parent.parent / "hooks" / TEMPLATE_NAME
+
+
+def render(hook: str, python: str | None = None) -> bytes:
+    text = template_path().read_bytes()
+    return (text.replace(b"@M1ND_HOOK@", shlex.quote(hook).encode())
+                .replace(b"@M1ND_PYTHON@", shlex.quote(python or sys.executable).encode()))
+
+
+def _peek(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(PEEK)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+    except OSError:
+        return b""
+
+
+def shim_version(data: bytes | None) -> int | None:
+    """The shim version of a hook's bytes, or None when it is not an m1nd shim."""
+    if not data:
+        return None
+    m = MARKER.search(data)
+    return int(m.group(1)) if m else None
+
+
+def recorded_python(data: bytes) -> str | None:
+    m = PYTHON_LINE.search(data)
+    if not m:
+        return None
+    try:
+        words = shlex.split(m.group(1).decode("utf-8", "surrogateescape"))
+    except ValueError:
+        return None
+    return words[0] if words else None
+
+
+def _is_executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+@dataclass(frozen=True)
+class HookState:
+    name: str
+    path: str
+    state: str  # ABSENT | CURRENT | OUTDATED | FOREIGN
+    version: int | None
+    legacy: bool  # a <hook>.legacy is there to be chained
+    python: str | None  # the interpreter the shim records
+    python_ok: bool
+
+    @property
+    def is_shim(self) -> bool:
+        return self.state in (CURRENT, OUTDATED)
+
+    def as_json(self) -> dict:
+        return {
+            "hook": self.name,
+            "state": self.state,
+            "version": self.version,
+            "legacy_chained": self.legacy and self.is_shim,
+            "legacy": self.legacy,
+            "interpreter": self.python,
+            "interpreter_found": self.python_ok,
+        }
+
+    def describe(self) -> str:
+        if self.state == ABSENT:
+            text = "not installed"
+        elif self.state == FOREIGN:
+            text = "a hook that is not m1nd's"
+        elif self.state == CURRENT:
+            text = f"m1nd shim v{self.version}, current"
+        else:
+            text = f"m1nd shim v{self.version}, outdated (this m1nd writes v{SHIM_VERSION}: m1nd hooks install)"
+        if self.is_shim and not self.python_ok:
+            text += f"; its interpreter {self.python} is gone (falls back to m1nd on PATH: m1nd hooks install)"
+        if self.legacy:
+            chained = f"{self.name}{LEGACY_SUFFIX}"
+            text += f"; chains {chained}" if self.is_shim else f"; {chained} is there, not chained"
+        return text
+
+
+def hook_state(hooks_dir: str, name: str) -> HookState:
+    path = os.path.join(hooks_dir, name)
+    legacy = os.path.lexists(path + LEGACY_SUFFIX)
+    if not os.path.lexists(path):
+        return HookState(name, path, ABSENT, None, legacy, None, False)
+    data = _peek(path)
+    version = shim_version(data)
+    if version is None:
+        return HookState(name, path, FOREIGN, None, legacy, None, False)
+    python = recorded_python(data or b"")
+    state = CURRENT if version == SHIM_VERSION else OUTDATED
+    return HookState(name, path, state, version, legacy, python, bool(python) and _is_executable(python))
+
+
+@dataclass(frozen=True)
+class HooksStatus:
+    root: str
+    hooks_dir: str
+    hooks_path: str | None  # core.hooksPath, when a hook manager owns the hooks
+    hooks: tuple[HookState, ...]
+
+    def installed(self) -> tuple[HookState, ...]:
+        return tuple(h for h in self.hooks if h.is_shim)
+
+    def as_json(self) -> dict:
+        return {
+            "root": self.root,
+            "hooks_dir": self.hooks_dir,
+            "core_hooks_path": self.hooks_path,
+            "hooks": [h.as_json() for h in self.hooks],
+        }
+
+
+def _hooks_dir(root: str) -> tuple[str, str | None]:
+    return gitcmd.git_path(root, "hooks"), gitcmd.config_get(root, "core.hooksPath")
+
+
+def _repo_root(path: str) -> str:
+    return gitcmd.work_tree_top(path)
+
+
+def status(path: str) -> HooksStatus:
+    root = _repo_root(path)
+    hooks_dir, hooks_path = _hooks_dir(root)
+    return HooksStatus(root, hooks_dir, hooks_path, tuple(hook_state(hooks_dir, n) for n in ALL_HOOKS))
+
+
+def manager_lines() -> str:
+    """What to add to a hook manager instead: one line per hook, or one YAML line."""
+    return (
+        "  in each of its post-checkout, post-merge and post-rewrite hooks, the line:\n"
+        "    m1nd hook run post-checkout   (likewise post-merge, post-rewrite)\n"
+        "  or, with the pre-commit framework, under `repos:` in .pre-commit-config.yaml:\n"
+        "    - {repo: local, hooks: [{id: m1nd, name: m1nd, entry: m1nd hook run post-checkout, "
+        "language: system, stages: [post-checkout, post-merge, post-rewrite], always_run: true, "
+        "pass_filenames: false}]}\n"
+        "  (then: pre-commit install -t post-checkout -t post-merge -t post-rewrite)"
+    )
+
+
+class HooksPathRefused(M1ndError):
+    pass
+
+
+@dataclass(frozen=True)
+class Action:
+    hook: str
+    action: str  # installed | unchanged | updated | chained | replaced | removed | restored | left
+    message: str
+
+    def as_json(self) -> dict:
+        return {"hook": self.hook, "action": self.action, "message": self.message}
+
+
+@dataclass(frozen=True)
+class HooksChange:
+    root: str
+    hooks_dir: str
+    actions: tuple[Action, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return any(a.action not in ("unchanged", "left", "absent") for a in self.actions)
+
+    def as_json(self) -> dict:
+        return {"root": self.root, "hooks_dir": self.hooks_dir,
+                "actions": [a.as_json() for a in self.actions], "notes": list(self.notes)}
+
+
+def install(path: str, stage: bool = False, force: bool = False) -> HooksChange:
+    root = _repo_root(path)
+    hooks_dir, hooks_path = _hooks_dir(root)
+    if hooks_path and not force:
+        raise HooksPathRefused(
+            f"core.hooksPath is set ({hooks_path}): a hook manager owns this repository's hooks, "
+            "so m1nd installs none (m1nd hooks install --force writes into that directory anyway).\n"
+            "Add m1nd to the manager instead:\n" + manager_lines()
+        )
+    names = list(SYNC_HOOKS)
+    current = {n: hook_state(hooks_dir, n) for n in ALL_HOOKS}
+    if stage or current[STAGE_HOOK].is_shim:  # a pre-commit shim installed earlier is kept current
+        names.append(STAGE_HOOK)
+
+    # Plan everything first: refuse before touching anything.
+    plan: list[tuple[str, str, bytes]] = []
+    for name in names:
+        st = current[name]
+        want = render(name)
+        if st.state == ABSENT:
+            plan.append((name, "installed", want))
+        elif st.is_shim:
+            with open(st.path, "rb") as fh:
+                same = fh.read() == want
+            plan.append((name, "unchanged" if same else "updated", want))
+        elif force:
+            plan.append((name, "replaced", want))
+        elif st.legacy:
+            raise M1ndError(
+                f"{st.path} is not an m1nd hook and {st.path}{LEGACY_SUFFIX} already exists: "
+                "m1nd will not lose either; move one aside (or --force to replace the hook)"
+            )
+        else:
+            plan.append((name, "chained", want))
+
+    os.makedirs(hooks_dir, exist_ok=True)
+    actions = []
+    for name, action, want in plan:
+        path = os.path.join(hooks_dir, name)
+        if action == "unchanged":
+            actions.append(Action(name, action, f"{name}: m1nd shim already installed"))
+            continue
+        if action == "chained":
+            os.rename(path, path + LEGACY_SUFFIX)
+        atomic_write(path, want, mode=0o755)
+        message = {
+            "installed": f"{name}: installed",
+            "updated": f"{name}: updated to shim v{SHIM_VERSION}",
+            "chained": f"{name}: installed; your hook moved to {name}{LEGACY_SUFFIX} and runs first",
+            "replaced": f"{name}: installed over a hook that was not m1nd's (--force: not kept)",
+        }[action]
+        actions.append(Action(name, action, message))
+    notes = []
+    if gitcmd.merge_attribute(root) == "m1nd-inbox":  # a fresh clone of a consented repository
+        from m1nd.gitops.consent import ensure_merge_driver
+
+        notes.append(ensure_merge_driver(root).message)
+    return HooksChange(root, hooks_dir, tuple(actions), tuple(notes))
+
+
+def uninstall(path: str) -> HooksChange:
+    root = _repo_root(path)
+    hooks_dir, _ = _hooks_dir(root)
+    actions = []
+    for name in ALL_HOOKS:
+        st = hook_state(hooks_dir, name)
+        legacy = st.path + LEGACY_SUFFIX
+        if st.is_shim:
+            os.unlink(st.path)
+            if st.legacy:
+                os.rename(legacy, st.path)
+                actions.append(Action(name, "restored", f"{name}: removed; {name}{LEGACY_SUFFIX} put back"))
+            else:
+                actions.append(Action(name, "removed", f"{name}: removed"))
+        elif st.state == ABSENT and st.legacy:
+            os.rename(legacy, st.path)
+            actions.append(Action(name, "restored", f"{name}: {name}{LEGACY_SUFFIX} put back"))
+        elif st.state == FOREIGN:
+            actions.append(Action(name, "left", f"{name}: not m1nd's, left alone"))
+    return HooksChange(root, hooks_dir, tuple(actions))
