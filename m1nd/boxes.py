@@ -11,8 +11,9 @@ import os
 import stat
 from dataclasses import dataclass
 
+from m1nd.boxindex import BoxIndex
 from m1nd.fsutil import lock_for, write_all
-from m1nd.letters import FileRead, letter_id, read_file
+from m1nd.letters import FileRead, read_file
 from m1nd.routing import Root
 
 BIRTH_GITIGNORE = b"inbox.jsonl\n"
@@ -88,62 +89,21 @@ def _birth(box: Box) -> None:
         os.close(fd)
 
 
-def scan_ids(fd: int, start: int = 0) -> tuple[set[str], int]:
-    """Ids of the lines of an open box from byte `start`, and the offset just after
-    its last complete line (an unterminated last line is counted, not passed)."""
-    ids: set[str] = set()
-    with os.fdopen(os.dup(fd), "rb") as fh:
-        fh.seek(start)
-        offset = start
-        for chunk in fh:
-            if chunk.endswith(b"\n"):
-                offset += len(chunk)
-                raw = chunk[:-1]
-            else:
-                raw = chunk
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            if raw.strip():
-                ids.add(letter_id(raw))
-    return ids, offset
-
-
 def ends_with_newline(fd: int) -> bool:
     """True for an empty file or one whose last byte is `\n`."""
     size = os.fstat(fd).st_size
     return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
 
 
-class BoxIndex:
-    """The ids in one box file, kept current by reading only what was added since.
-
-    A different file (new inode, as after a git checkout) or a shorter one is read
-    again from the start.
-    """
-
-    def __init__(self) -> None:
-        self.ids: set[str] = set()
-        self.offset = 0
-        self.ident: tuple[int, int] | None = None
-
-    def refresh(self, fd: int) -> None:
-        st = os.fstat(fd)
-        ident = (st.st_dev, st.st_ino)
-        if ident != self.ident or st.st_size < self.offset:
-            self.ids, self.offset, self.ident = set(), 0, ident
-        if st.st_size > self.offset:
-            new, self.offset = scan_ids(fd, self.offset)
-            self.ids |= new
-
-
-def append(box: Box, raws: list[bytes], lock_dir: str, index: BoxIndex | None = None) -> int:
+def append(box: Box, ids: list[str], raws: list[bytes], lock_dir: str, index: BoxIndex) -> int:
     """Append every letter whose id is not yet in the box, under the box's lock.
 
-    Lock, re-check, act: the index is refreshed under the lock.  Returns how many
-    letters were appended.  Raises Refused for a refused box.
+    Lock, re-check, act: the index is brought up to date under the lock, so letters
+    that arrived by git or from another distributor are never written twice.  The
+    caller fsyncs (once per run, see `sync`).  Returns how many letters were
+    appended; raises Refused for a refused box.
     """
-    index = index or BoxIndex()
-    with lock_for(lock_dir, "box", os.path.realpath(box.path)):
+    with lock_for(lock_dir, "box", box.path):
         reason = refusal(box)
         if reason:
             raise Refused(reason)
@@ -159,26 +119,32 @@ def append(box: Box, raws: list[bytes], lock_dir: str, index: BoxIndex | None = 
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise Refused(f"{box.path} is not a regular file")
             index.refresh(fd)
-            present = index.ids
-            out = []
-            for raw in raws:
-                lid = letter_id(raw)
-                if lid not in present:
-                    present.add(lid)
-                    out.append(raw)
-            if not out:
+            keep = []
+            for i, lid in enumerate(ids):
+                if lid not in index:
+                    index.add(lid)
+                    keep.append(i)
+            if not keep:
                 return 0
-            data = b"".join(raw + b"\n" for raw in out)
+            chosen = raws if len(keep) == len(raws) else [raws[i] for i in keep]
+            data = b"\n".join(chosen) + b"\n"
             if not ends_with_newline(fd):
                 data = b"\n" + data
             size_before = os.fstat(fd).st_size
             write_all(fd, data)
-            os.fsync(fd)
-            # Everything before our write was scanned by refresh(): skip past it all.
-            index.offset = size_before + len(data)
-            return len(out)
+            index.appended(fd, size_before + len(data))
+            return len(keep)
         finally:
             os.close(fd)
+
+
+def sync(path: str) -> None:
+    """fsync a box written this run (once, at the end, rather than per batch)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_box(box: Box) -> FileRead:

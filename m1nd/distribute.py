@@ -1,24 +1,42 @@
 """The distribution pass: file every spool letter into the one box that owns it.
 
-Streams the spool once; letters are batched per box and appended under each box's
-lock with dedup by id, so any number of distributors may run at once.  The receipt
-counts the whole spool ("filed now or earlier"), not just this run's work.
+A run reads only what is new in the spool since the cursor (see cursor.py), files
+letters in large batches under each box's lock with dedup by id (boxindex.py), and
+keeps per (brain, repo) pair counts so that the receipt always describes the whole
+spool ("filed now or earlier") exactly as a first run would.
+
+When the roots change, each pair is routed again; a pair that now resolves to a
+different project box has its letters read back from their logged spool locations
+and filed there.  A spool that was replaced, truncated or rewritten, state that
+does not verify, or a pair moving to or from the medulla box means a full rescan.
+Held letters (secrets.py) are never filed into a project box.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
+from typing import Callable
+
+import orjson
 
 from m1nd import boxes
 from m1nd.boxes import Box, project_box
+from m1nd.boxindex import BoxIndex
+from m1nd.cursor import LOCATION, MALFORMED_KEPT, Pair, SpoolMark, State, StateCorrupt, Store, edge_hashes, spool_unchanged
 from m1nd.errors import M1ndError
-from m1nd.letters import LETTER, MALFORMED, TAIL, iter_lines
-from m1nd.paths import ensure_dir
-from m1nd.routing import MEDULLA, PENDING, PROJECT
+from m1nd.fsutil import lock_for
+from m1nd.letters import iter_raw, load
+from m1nd.paths import ensure_home
+from m1nd.routing import MEDULLA, PENDING, PROJECT, Route
 from m1nd.run import Run
+from m1nd.secrets import held_in_batch, likely_secret
 
-FLUSH_BYTES = 8 << 20  # buffered letter bytes before the batches are written out
+FLUSH_BYTES = 16 << 20  # buffered letter bytes before the batches are written out
+PROGRESS_EVERY = 1 << 16  # lines between progress callbacks
+
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -38,10 +56,13 @@ class Receipt:
     to_medulla: int
     pending: tuple[str, ...]
     problems: tuple[BoxProblem, ...] = ()
-    malformed: tuple[int, ...] = ()  # spool line numbers
+    malformed: tuple[int, ...] = ()  # spool line numbers (the first MALFORMED_KEPT)
     unfinished_tail: int | None = None
     pending_letters: int = 0
     appended_by_box: tuple[tuple[str, int], ...] = ()  # (box path, letters newly appended)
+    held: int = 0
+    malformed_count: int = 0
+    notes: tuple[str, ...] = ()  # state that did not verify and was rebuilt
 
     def appended_to(self, box_path: str) -> int:
         return dict(self.appended_by_box).get(box_path, 0)
@@ -56,119 +77,334 @@ class Receipt:
         }
 
 
+def route_key(route: Route) -> str:
+    if route.kind == PROJECT:
+        return "p\0" + route.root.path
+    if route.kind == MEDULLA:
+        return "m"
+    return "n\0" + route.name
+
+
+def roots_digest(run: Run) -> str:
+    """Everything routing depends on besides the letters themselves."""
+    roots = [[r.path, r.real, r.label, r.reachable] for r in run.roots.roots]
+    data = [roots, run.roots.base, run.roots.home, os.environ.get("HOME", "")]
+    return hashlib.sha256(orjson.dumps(data)).hexdigest()[:16]
+
+
 @dataclass
 class _Batch:
     box: Box
+    ids: list[str] = field(default_factory=list)
     raws: list[bytes] = field(default_factory=list)
+    pairs: list[int] = field(default_factory=list)  # pair index, or -1: held not counted
+    index: BoxIndex | None = None
     appended: int = 0
-    index: boxes.BoxIndex = field(default_factory=boxes.BoxIndex)
     problem: str | None = None
 
 
 class _Filer:
-    """Buffers letters per box and appends them in large locked batches."""
+    """Buffers letters per box; at each flush, holds back likely secrets (project
+    boxes only) and appends the rest in one locked write per box."""
 
-    def __init__(self, run: Run, write: bool) -> None:
+    def __init__(self, run: Run, pairs: list[Pair], write: bool) -> None:
         self.run = run
+        self.pairs = pairs
         self.write = write
         self.batches: dict[str, _Batch] = {}
         self.buffered = 0
         self.appended = 0
+        self.held = 0
 
-    def add(self, box: Box, raw: bytes) -> None:
-        if not self.write:
-            return
+    def add(self, box: Box, lid: str, raw: bytes, pair: int) -> None:
         batch = self.batches.get(box.path)
         if batch is None:
-            batch = self.batches[box.path] = _Batch(box, problem=boxes.refusal(box))
-        if batch.problem:
-            return
+            batch = self.batches[box.path] = _Batch(box)
+            if self.write:
+                batch.problem = boxes.refusal(box)
+                batch.index = BoxIndex(box.path, self.run.paths.state)
+        batch.ids.append(lid)
         batch.raws.append(raw)
+        batch.pairs.append(pair)
         self.buffered += len(raw)
         if self.buffered >= FLUSH_BYTES:
             self.flush()
 
     def flush(self) -> None:
-        if not self.batches:
-            return
-        ensure_dir(self.run.paths.home)
         for batch in self.batches.values():
-            if batch.problem or not batch.raws:
+            if not batch.raws:
                 continue
-            try:
-                n = boxes.append(batch.box, batch.raws, self.run.paths.locks, batch.index)
-                batch.appended += n
-                self.appended += n
-            except boxes.Refused as exc:
-                batch.problem = str(exc)
-            except OSError as exc:
-                batch.problem = f"cannot write {batch.box.path}: {exc.strerror or exc}"
-            batch.raws = []
+            ids, raws = batch.ids, batch.raws
+            if not batch.box.is_medulla:
+                held = held_in_batch(raws)
+                if held:
+                    for i in held:
+                        self.held += 1
+                        if batch.pairs[i] >= 0:
+                            self.pairs[batch.pairs[i]].held += 1
+                    ids = [x for i, x in enumerate(ids) if i not in held]
+                    raws = [x for i, x in enumerate(raws) if i not in held]
+            if self.write and not batch.problem and raws:
+                try:
+                    n = boxes.append(batch.box, ids, raws, self.run.paths.locks, batch.index)
+                    batch.appended += n
+                    self.appended += n
+                except boxes.Refused as exc:
+                    batch.problem = str(exc)
+                except OSError as exc:
+                    batch.problem = f"cannot write {batch.box.path}: {exc.strerror or exc}"
+            batch.ids, batch.raws, batch.pairs = [], [], []
         self.buffered = 0
+
+    def finish(self) -> list[str]:
+        """Flush, fsync every box written, save their indexes; returns index notes."""
+        self.flush()
+        notes = []
+        for batch in self.batches.values():
+            if batch.index is None:
+                continue
+            if batch.index.problem:
+                notes.append(batch.index.problem)
+            if batch.appended:
+                boxes.sync(batch.box.path)
+            if not batch.problem:
+                batch.index.save()
+        return notes
 
     def appended_by_box(self) -> tuple[tuple[str, int], ...]:
         return tuple((path, b.appended) for path, b in self.batches.items() if b.appended)
 
     def problems(self) -> tuple[BoxProblem, ...]:
-        return tuple(
-            BoxProblem(b.box.label, b.box.path, b.problem) for b in self.batches.values() if b.problem
+        return tuple(BoxProblem(b.box.label, b.box.path, b.problem) for b in self.batches.values() if b.problem)
+
+
+class _Pass:
+    """One distribution run over an open spool."""
+
+    def __init__(self, run: Run, fd: int, write: bool, progress: Progress | None) -> None:
+        self.run = run
+        self.fd = fd
+        self.write = write
+        self.progress = progress
+        self.store = Store(run.paths.state) if write else None
+        self.notes: list[str] = []
+        self.state = State()
+        self.kept_locations = 0
+        self.records = bytearray()
+        self.boxes_by_root = {r.path: project_box(r) for r in run.roots.roots}
+        self.medulla = run.medulla
+        self.digest = roots_digest(run)
+
+    # -- state -----------------------------------------------------------------
+    def start(self) -> None:
+        """Pick up where the last run stopped, or start over."""
+        state = None
+        if self.store is not None:
+            try:
+                state = self.store.load()
+            except StateCorrupt as exc:
+                self.notes.append(f"distribution state {exc}: rescanned the spool")
+        if state is not None and state.mark is not None and spool_unchanged(state.mark, self.fd):
+            self.state = state
+            self.kept_locations = state.locations
+            if state.roots != self.digest and not self.reroute():
+                return
+            if state.roots == self.digest:
+                return
+        self.state = State(roots=self.digest)
+        self.kept_locations = 0
+
+    def route_of(self, pair: Pair) -> tuple[str, Box | None]:
+        """The route kind of a pair and its box (None for pending)."""
+        key = pair.route
+        if key == "m":
+            return MEDULLA, self.medulla
+        if key.startswith("p\0"):
+            return PROJECT, self.boxes_by_root[key[2:]]
+        return PENDING, None
+
+    def reroute(self) -> bool:
+        """Route every pair again under changed roots.  False means: rescan fully."""
+        moved: set[int] = set()
+        for i, pair in enumerate(self.state.pairs):
+            new = route_key(self.run.roots.resolve(pair.brain, pair.repo))
+            if new == pair.route:
+                continue
+            if new == "m" or pair.route == "m":
+                return False
+            pair.route = new
+            if new.startswith("p\0"):
+                moved.add(i)
+        self.state.roots = self.digest
+        self.moved = moved
+        return True
+
+    # -- the pass --------------------------------------------------------------
+    def run_pass(self, fh) -> Receipt:
+        state = self.state
+        pairs = state.pairs
+        filer = _Filer(self.run, pairs, self.write)
+        self._refile_moved(filer)
+
+        index = state.index()
+        routes = [self.route_of(p) for p in pairs]
+        resolve = self.run.roots.resolve
+        records = self.records
+        pack = LOCATION.pack
+        sha256 = hashlib.sha256
+        offset = state.mark.offset if state.mark else 0
+        lines = state.mark.lines if state.mark else 0
+        n = lines
+        size = os.fstat(self.fd).st_size
+        progress = self.progress
+        tail = None
+        malformed = state.malformed
+        for start, end, raw, terminated in iter_raw(fh, offset):
+            n += 1
+            if not terminated:
+                tail = (raw, n)
+                break
+            if not raw or raw.isspace():
+                offset, lines = end, n
+                continue
+            obj = load(raw)
+            if obj is None:
+                state.malformed_count += 1
+                if len(malformed) < MALFORMED_KEPT:
+                    malformed.append(n)
+                offset, lines = end, n
+                continue
+            key = (obj.get("brain", ""), obj.get("repo", ""))
+            i = index.get(key)
+            if i is None:
+                i = index[key] = len(pairs)
+                pair = Pair(key[0], key[1], route_key(resolve(*key)))
+                pairs.append(pair)
+                routes.append(self.route_of(pair))
+            pairs[i].count += 1
+            kind, box = routes[i]
+            if kind == MEDULLA:
+                filer.add(box, sha256(raw).hexdigest()[:12], raw, -1)
+            else:
+                records += pack(i, start, len(raw))
+                if kind == PROJECT:
+                    filer.add(box, sha256(raw).hexdigest()[:12], raw, i)
+                elif likely_secret(raw):
+                    pairs[i].held += 1
+            offset, lines = end, n
+            if progress is not None and n % PROGRESS_EVERY == 0:
+                progress(end, size)
+
+        tail_counts = self._tail(tail, filer) if tail else None
+        self.notes.extend(filer.finish())
+        problems = filer.problems()
+        if self.write and not problems:
+            self._save(offset, lines)
+        if progress is not None:
+            progress(size, size)
+        return self._receipt(filer, problems, tail_counts, tail[1] if tail and tail_counts is None else None)
+
+    def _refile_moved(self, filer: _Filer) -> None:
+        moved = getattr(self, "moved", None)
+        if not moved or self.store is None:
+            return
+        for i, start, length in self.store.locations_of(moved, self.kept_locations):
+            raw = os.pread(self.fd, length, start)
+            _, box = self.route_of(self.state.pairs[i])
+            filer.add(box, hashlib.sha256(raw).hexdigest()[:12], raw, -1)
+
+    def _tail(self, tail: tuple[bytes, int], filer: _Filer) -> tuple[str, bool] | None:
+        """A final line without `\\n`: a letter if it parses (filed and counted, but
+        not recorded in the state, since a writer may still be appending), else an
+        unfinished tail.  Returns (route kind, held) for a letter, None otherwise."""
+        raw, _ = tail
+        if not raw or raw.isspace():
+            return None
+        obj = load(raw)
+        if obj is None:
+            return None
+        route = self.run.roots.resolve(obj.get("brain", ""), obj.get("repo", ""))
+        lid = hashlib.sha256(raw).hexdigest()[:12]
+        if route.kind == MEDULLA:
+            filer.add(self.medulla, lid, raw, -1)
+            return MEDULLA, False
+        held = likely_secret(raw) is not None
+        if route.kind == PROJECT and not held:
+            filer.add(self.boxes_by_root[route.root.path], lid, raw, -1)
+        return route.kind, held
+
+    def _save(self, offset: int, lines: int) -> None:
+        head, tail = edge_hashes(self.fd, offset)
+        st = os.fstat(self.fd)
+        self.state.mark = SpoolMark(st.st_dev, st.st_ino, offset, lines, head, tail)
+        self.store.append_locations(self.kept_locations, self.records)
+        self.state.locations = self.kept_locations + len(self.records) // LOCATION.size
+        self.store.save(self.state)
+
+    def _receipt(self, filer: _Filer, problems, tail_counts, unfinished: int | None) -> Receipt:
+        total = to_project = to_medulla = pending_letters = held = 0
+        pending: set[str] = set()
+        for pair in self.state.pairs:
+            total += pair.count
+            kind, _ = self.route_of(pair)
+            if kind == MEDULLA:
+                to_medulla += pair.count
+                continue
+            held += pair.held
+            live = pair.count - pair.held
+            if kind == PROJECT:
+                to_project += live
+            elif live:
+                pending_letters += live
+                pending.add(pair.route[2:])
+        if tail_counts is not None:
+            kind, is_held = tail_counts
+            total += 1
+            if kind == MEDULLA:
+                to_medulla += 1
+            elif is_held:
+                held += 1
+            elif kind == PROJECT:
+                to_project += 1
+            else:
+                pending_letters += 1
+        return Receipt(
+            spool_total=total,
+            appended=filer.appended,
+            to_project=to_project,
+            to_medulla=to_medulla,
+            pending=tuple(sorted(pending)),
+            problems=problems,
+            malformed=tuple(self.state.malformed),
+            unfinished_tail=unfinished,
+            pending_letters=pending_letters,
+            appended_by_box=filer.appended_by_box(),
+            held=held,
+            malformed_count=self.state.malformed_count,
+            notes=tuple(self.notes),
         )
 
 
-def distribute(run: Run, write: bool = True) -> Receipt:
-    """File the spool into boxes (or, with write=False, only work out where it goes)."""
-    filer = _Filer(run, write)
-    medulla = run.medulla
-    project_boxes: dict[str, Box] = {}
-    total = to_project = to_medulla = pending_letters = 0
-    pending: set[str] = set()
-    malformed: list[int] = []
-    tail = None
+def distribute(run: Run, write: bool = True, progress: Progress | None = None) -> Receipt:
+    """File the spool into boxes (or, with write=False, only work out where it goes:
+    nothing is written, no state is read or kept)."""
+    path = run.paths.spool
     try:
-        fh = open(run.paths.spool, "rb")
+        fh = open(path, "rb")
     except FileNotFoundError:
         return Receipt(0, 0, 0, 0, ())
     except OSError as exc:
-        raise M1ndError(f"cannot read spool {run.paths.spool}: {exc.strerror}") from None
+        raise M1ndError(f"cannot read spool {path}: {exc.strerror}") from None
     with fh:
+        if os.path.isdir(path):
+            raise M1ndError(f"cannot read spool {path}: Is a directory")
+        one = _Pass(run, fh.fileno(), write, progress)
         try:
-            if os.path.isdir(run.paths.spool):
-                raise IsADirectoryError(21, "Is a directory")
-            for line in iter_lines(fh):
-                if line.outcome != LETTER:
-                    if line.outcome == MALFORMED:
-                        malformed.append(line.number)
-                    elif line.outcome == TAIL:
-                        tail = line.number
-                    continue
-                letter = line.letter
-                total += 1
-                route = run.roots.resolve(letter.brain, letter.repo)
-                if route.kind == PROJECT:
-                    to_project += 1
-                    box = project_boxes.get(route.root.path)
-                    if box is None:
-                        box = project_boxes[route.root.path] = project_box(route.root)
-                    filer.add(box, line.raw)
-                elif route.kind == MEDULLA:
-                    to_medulla += 1
-                    filer.add(medulla, line.raw)
-                else:
-                    assert route.kind == PENDING
-                    pending_letters += 1
-                    pending.add(route.name)
+            if not write:
+                return one.run_pass(fh)
+            ensure_home(run.paths)
+            with lock_for(run.paths.locks, "distribute", path):
+                one.start()
+                return one.run_pass(fh)
         except OSError as exc:
-            raise M1ndError(f"cannot read spool {run.paths.spool}: {exc.strerror}") from None
-    filer.flush()
-    return Receipt(
-        spool_total=total,
-        appended=filer.appended,
-        to_project=to_project,
-        to_medulla=to_medulla,
-        pending=tuple(sorted(pending)),
-        problems=filer.problems(),
-        malformed=tuple(malformed),
-        unfinished_tail=tail,
-        pending_letters=pending_letters,
-        appended_by_box=filer.appended_by_box(),
-    )
+            raise M1ndError(f"distribution failed: {exc.strerror or exc}") from None

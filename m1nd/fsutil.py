@@ -32,14 +32,18 @@ def fsync_dir(path: str) -> None:
         os.close(fd)
 
 
-def atomic_write(path: str, data: bytes, mode: int = 0o600) -> None:
-    """Temp file in the same directory, fsync, rename over, fsync the directory."""
+def atomic_write(path: str, data: bytes, mode: int = 0o600, sync: bool = True) -> None:
+    """Temp file in the same directory, fsync, rename over, fsync the directory.
+
+    `sync=False` keeps the atomic rename but skips the fsyncs (for caches).
+    """
     directory = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(prefix=".m1nd-", suffix=".tmp", dir=directory)
     try:
         write_all(fd, data)
         os.fchmod(fd, mode)
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
         os.close(fd)
         fd = -1
         os.replace(tmp, path)
@@ -51,7 +55,8 @@ def atomic_write(path: str, data: bytes, mode: int = 0o600) -> None:
         except FileNotFoundError:
             pass
         raise
-    fsync_dir(directory)
+    if sync:
+        fsync_dir(directory)
 
 
 @contextmanager

@@ -110,23 +110,34 @@ def classify(raw: bytes, terminated: bool) -> tuple[str, Letter | None]:
     return (MALFORMED if terminated else TAIL), None
 
 
-def iter_lines(fh: BinaryIO, start: int = 0, number: int = 0) -> Iterator[Line]:
-    """Every line of an open binary file from byte offset `start` onward.
+def iter_raw(fh: BinaryIO, start: int = 0) -> Iterator[tuple[int, int, bytes, bool]]:
+    """(start offset, end offset, raw bytes, terminated) for every line from `start`.
 
-    `number` is the count of lines before `start`, so line numbers stay 1-based
-    for the whole file.
+    The one place a file is split into lines: on `\n` only, one trailing `\r`
+    dropped from the raw bytes.
     """
     fh.seek(start)
     offset = start
     for chunk in fh:
-        number += 1
-        offset += len(chunk)
-        terminated = chunk.endswith(b"\n")
+        terminated = chunk[-1:] == b"\n"
         raw = chunk[:-1] if terminated else chunk
-        if raw.endswith(b"\r"):
+        if raw[-1:] == b"\r":
             raw = raw[:-1]
+        end = offset + len(chunk)
+        yield offset, end, raw, terminated
+        offset = end
+
+
+def iter_lines(fh: BinaryIO, start: int = 0, number: int = 0) -> Iterator[Line]:
+    """Every line of an open binary file from byte offset `start` onward, classified.
+
+    `number` is the count of lines before `start`, so line numbers stay 1-based
+    for the whole file.
+    """
+    for _, end, raw, terminated in iter_raw(fh, start):
+        number += 1
         outcome, letter = classify(raw, terminated)
-        yield Line(number, offset, raw, terminated, outcome, letter)
+        yield Line(number, end, raw, terminated, outcome, letter)
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,11 @@ import re
 import orjson
 
 from m1nd.clock import parse_now, stamp
-from m1nd.errors import UsageError
+from m1nd.errors import M1ndError, UsageError
 from m1nd.fsutil import lock_for, write_all
 from m1nd.letters import letter_id
 from m1nd.paths import Paths, ensure_dir, ensure_home
+from m1nd.secrets import likely_secret
 
 KEY_ORDER = ("ts", "agent", "class", "kind", "repo", "brain", "tool", "what", "expected", "snippet",
              "answers", "disposition")
@@ -53,7 +54,14 @@ def compose(fields: dict) -> bytes:
         if value in (None, "", [], ()):
             continue
         ordered[key] = list(value) if key == "answers" else value
-    return orjson.dumps(ordered)
+    raw = orjson.dumps(ordered)
+    kind = likely_secret(raw)
+    if kind:
+        raise M1ndError(
+            f"refused: this letter carries a likely secret ({kind}); boxes get committed, "
+            "so write it again with the secret redacted"
+        )
+    return raw
 
 
 def append(paths: Paths, raw: bytes) -> str:

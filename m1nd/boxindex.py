@@ -1,0 +1,184 @@
+"""Per-box id indexes, kept under `<home>/state/boxes/` between runs.
+
+Dedup needs "is this id already in the box?".  Reading a whole box to answer that
+costs as much as the box is large, so each box's ids are kept as a sorted blob of
+12-byte ids on disk, plus the box's identity (device, inode) and a hash of the bytes
+just before the indexed offset.  A box that grew by appends is read only from that
+offset; a box that was replaced (a git pull writes a new file), truncated or
+rewritten under the index is read again from the start.
+
+The index is a cache: deleting it loses nothing, and an index that does not verify
+is reported and rebuilt, never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import orjson
+
+from m1nd.fsutil import atomic_write
+from m1nd.letters import letter_id
+from m1nd.paths import ensure_dir
+
+ID_LEN = 12
+TAIL = 4096
+VERSION = 1
+
+
+def _tail_hash(fd: int, offset: int) -> str:
+    start = max(0, offset - TAIL)
+    return hashlib.sha256(os.pread(fd, offset - start, start)).hexdigest()[:16]
+
+
+def scan_ids(fd: int, start: int) -> tuple[list[str], int]:
+    """Ids of the lines of an open box from byte `start`, and the offset just after
+    its last complete line (an unterminated last line is counted, not passed)."""
+    ids: list[str] = []
+    offset = start
+    with os.fdopen(os.dup(fd), "rb") as fh:
+        fh.seek(start)
+        for chunk in fh:
+            if chunk.endswith(b"\n"):
+                offset += len(chunk)
+                raw = chunk[:-1]
+            else:
+                raw = chunk
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if raw.strip():
+                ids.append(letter_id(raw))
+    return ids, offset
+
+
+def _position(blob: bytes | bytearray, key: bytes) -> int:
+    """Where `key` is, or would go, in a sorted blob of fixed-width ids."""
+    lo, hi = 0, len(blob) // ID_LEN
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if blob[mid * ID_LEN:(mid + 1) * ID_LEN] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _merge(blob: bytes, added: set[str]) -> bytes:
+    """The sorted blob of the old ids and the added ones, each once."""
+    n = len(blob) // ID_LEN
+    if len(added) * 64 < n:  # a few new ids into a large index: insert in place
+        out = bytearray(blob)
+        for lid in sorted(added):
+            key = lid.encode("ascii")
+            at = _position(out, key)
+            if out[at * ID_LEN:(at + 1) * ID_LEN] != key:
+                out[at * ID_LEN:at * ID_LEN] = key
+        return bytes(out)
+    old = blob.decode("ascii")
+    ids = set(added)
+    ids.update(old[i:i + ID_LEN] for i in range(0, len(old), ID_LEN))
+    return "".join(sorted(ids)).encode("ascii")
+
+
+class BoxIndex:
+    """The ids of one box file: a sorted on-disk blob plus this run's additions."""
+
+    def __init__(self, box_path: str, state_dir: str | None) -> None:
+        self.box_path = box_path
+        self.file = None
+        if state_dir is not None:
+            key = hashlib.sha256(box_path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+            self.file = os.path.join(state_dir, "boxes", f"{key}.idx")
+        self.blob = b""
+        self.added: set[str] = set()
+        self.offset = 0
+        self.ident: tuple[int, int] | None = None
+        self.tail = ""
+        self.loaded = False
+        self.dirty = False
+        self.problem: str | None = None  # why a stored index was not trusted
+
+    # -- persistence -------------------------------------------------------------
+    def _load(self) -> None:
+        self.loaded = True
+        if self.file is None:
+            return
+        try:
+            with open(self.file, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self.problem = f"box index {self.file} unreadable ({exc.strerror}): rebuilt"
+            return
+        try:
+            head, blob = data.split(b"\n", 1)
+            meta = orjson.loads(head)
+            ok = (
+                meta["v"] == VERSION and meta["box"] == self.box_path
+                and len(blob) == meta["count"] * ID_LEN
+                and hashlib.sha256(blob).hexdigest()[:16] == meta["sum"]
+            )
+            if not ok:
+                raise ValueError
+            self.blob, self.offset = blob, int(meta["offset"])
+            self.ident, self.tail = (int(meta["dev"]), int(meta["ino"])), str(meta["tail"])
+        except (ValueError, KeyError, TypeError, orjson.JSONDecodeError):
+            self.problem = f"box index {self.file} is corrupt: rebuilt from the box"
+
+    def save(self) -> None:
+        if self.file is None or not self.dirty:
+            return
+        if self.added:
+            self.blob = _merge(self.blob, self.added)
+            self.added = set()
+        meta = {
+            "v": VERSION, "box": self.box_path, "count": len(self.blob) // ID_LEN,
+            "sum": hashlib.sha256(self.blob).hexdigest()[:16], "offset": self.offset,
+            "dev": self.ident[0] if self.ident else 0, "ino": self.ident[1] if self.ident else 0,
+            "tail": self.tail,
+        }
+        ensure_dir(os.path.dirname(self.file))
+        # A cache: atomic, but not worth an fsync (a lost index is rebuilt).
+        atomic_write(self.file, orjson.dumps(meta) + b"\n" + self.blob, sync=False)
+        self.dirty = False
+
+    # -- queries ---------------------------------------------------------------
+    def __contains__(self, lid: str) -> bool:
+        if lid in self.added:
+            return True
+        key = lid.encode("ascii")
+        at = _position(self.blob, key)
+        return self.blob[at * ID_LEN:(at + 1) * ID_LEN] == key
+
+    def add(self, lid: str) -> None:
+        self.added.add(lid)
+        self.dirty = True
+
+    # -- keeping current -------------------------------------------------------
+    def refresh(self, fd: int) -> None:
+        """Bring the index up to the box's current content (call under the box lock)."""
+        if not self.loaded:
+            self._load()
+        st = os.fstat(fd)
+        ident = (st.st_dev, st.st_ino)
+        same_file = (
+            ident == self.ident and st.st_size >= self.offset
+            and (self.offset == 0 or _tail_hash(fd, self.offset) == self.tail)
+        )
+        if not same_file:
+            self.blob, self.added, self.offset, self.ident = b"", set(), 0, ident
+            self.dirty = True
+        if st.st_size > self.offset:
+            ids, self.offset = scan_ids(fd, self.offset)
+            self.added.update(ids)
+            self.tail = _tail_hash(fd, self.offset)
+            self.dirty = True
+
+    def appended(self, fd: int, new_size: int) -> None:
+        """Everything up to `new_size` is now indexed (we wrote it ourselves)."""
+        self.offset = new_size
+        self.tail = _tail_hash(fd, new_size)
+        self.dirty = True
+

@@ -1,0 +1,163 @@
+"""The distribution cursor: what the last run already read of the spool.
+
+Kept under `<home>/state/` so that a run reads only what is new:
+- `distribute.json`: the spool's identity (device, inode, hashes of its first and
+  last bytes before the offset), the offset and line count read so far, a digest of
+  the roots it was routed against, and per (brain, repo) pair its letter count,
+  held count and route;
+- `spool-locations.bin`: where each project- or pending-bound letter sits in the
+  spool (pair, offset, length), so that a roster change can file a pair's letters
+  without reading the whole spool again.
+
+A cache in the strict sense: deleting it loses nothing (the next run rescans), and
+one that does not verify is reported and rebuilt, never taken as empty.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+from dataclasses import dataclass, field
+
+import orjson
+
+from m1nd.fsutil import atomic_write
+from m1nd.paths import ensure_dir
+
+VERSION = 1
+EDGE = 4096
+LOCATION = struct.Struct("<IQI")  # pair index, offset, length
+MALFORMED_KEPT = 1000
+
+
+class StateCorrupt(Exception):
+    pass
+
+
+@dataclass
+class Pair:
+    brain: str
+    repo: str
+    route: str  # "p\0<root path>", "m", or "n\0<pending name>"
+    count: int = 0
+    held: int = 0
+
+
+@dataclass
+class SpoolMark:
+    dev: int
+    ino: int
+    offset: int
+    lines: int
+    head: str
+    tail: str
+
+
+@dataclass
+class State:
+    mark: SpoolMark | None = None
+    roots: str = ""
+    pairs: list[Pair] = field(default_factory=list)
+    malformed: list[int] = field(default_factory=list)  # first line numbers
+    malformed_count: int = 0
+    locations: int = 0  # records in the location log that belong to this state
+
+    def index(self) -> dict[tuple[str, str], int]:
+        return {(p.brain, p.repo): i for i, p in enumerate(self.pairs)}
+
+
+def edge_hashes(fd: int, offset: int) -> tuple[str, str]:
+    """Hashes of the first and the last EDGE bytes before `offset`."""
+    head = os.pread(fd, min(EDGE, offset), 0)
+    start = max(0, offset - EDGE)
+    tail = os.pread(fd, offset - start, start)
+    return hashlib.sha256(head).hexdigest()[:16], hashlib.sha256(tail).hexdigest()[:16]
+
+
+def spool_unchanged(mark: SpoolMark, fd: int) -> bool:
+    """True when the spool is the same file, only ever appended to since `mark`."""
+    st = os.fstat(fd)
+    if (st.st_dev, st.st_ino) != (mark.dev, mark.ino) or st.st_size < mark.offset:
+        return False
+    return edge_hashes(fd, mark.offset) == (mark.head, mark.tail)
+
+
+class Store:
+    """Reads and writes the cursor files in one state directory."""
+
+    def __init__(self, state_dir: str) -> None:
+        self.dir = state_dir
+        self.json = os.path.join(state_dir, "distribute.json")
+        self.log = os.path.join(state_dir, "spool-locations.bin")
+
+    def load(self) -> State | None:
+        """The saved state, None when there is none; StateCorrupt when it does not verify."""
+        try:
+            with open(self.json, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StateCorrupt(f"{self.json} unreadable: {exc.strerror}") from None
+        try:
+            doc = orjson.loads(data)
+            if doc["v"] != VERSION:
+                raise ValueError("version")
+            mark = SpoolMark(**doc["mark"]) if doc["mark"] is not None else None
+            pairs = [Pair(b, r, route, int(c), int(h)) for b, r, route, c, h in doc["pairs"]]
+            state = State(mark, str(doc["roots"]), pairs, [int(n) for n in doc["malformed"]],
+                          int(doc["malformed_count"]), int(doc["locations"]))
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise StateCorrupt(f"{self.json} is corrupt ({exc})") from None
+        try:
+            size = os.path.getsize(self.log)
+        except OSError:
+            size = 0
+        if size < state.locations * LOCATION.size:
+            raise StateCorrupt(f"{self.log} is shorter than {self.json} says")
+        return state
+
+    def save(self, state: State) -> None:
+        ensure_dir(self.dir)
+        doc = {
+            "v": VERSION,
+            "mark": vars(state.mark) if state.mark else None,
+            "roots": state.roots,
+            "pairs": [[p.brain, p.repo, p.route, p.count, p.held] for p in state.pairs],
+            "malformed": state.malformed[:MALFORMED_KEPT],
+            "malformed_count": state.malformed_count,
+            "locations": state.locations,
+        }
+        atomic_write(self.json, orjson.dumps(doc))
+
+    def append_locations(self, kept: int, records: bytearray) -> None:
+        """Append records after the first `kept` (anything beyond is a crashed run's)."""
+        ensure_dir(self.dir)
+        fd = os.open(self.log, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            os.ftruncate(fd, kept * LOCATION.size)
+            os.lseek(fd, 0, os.SEEK_END)
+            view = memoryview(records)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def locations_of(self, pairs: set[int], count: int) -> list[tuple[int, int, int]]:
+        """(pair, offset, length) of every logged letter of these pairs, in spool order."""
+        out = []
+        with open(self.log, "rb") as fh:
+            data = fh.read(count * LOCATION.size)
+        for rec in LOCATION.iter_unpack(data):
+            if rec[0] in pairs:
+                out.append(rec)
+        return out
+
+    def clear(self) -> None:
+        for path in (self.json, self.log):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
