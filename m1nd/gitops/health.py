@@ -113,10 +113,10 @@ def git_check(run):
         return _check("git", OK, "no git repositories among the roots")
     notes, fix, status = [], "", OK
     for root in roots:
-        box = box_state(root.path) if os.path.isdir(root.box_dir) else "no box yet"
+        box = f"box {box_state(root.path)}" if os.path.isdir(root.box_dir) else "no box yet"
         driver, driver_ok = _driver_state(root.path)
         hooks_text, hooks_ok = _hooks_state(root.path)
-        notes.append(f"{root.label}: box {box}; {driver}; {hooks_text}")
+        notes.append(f"{root.label}: {box}; {driver}; {hooks_text}")
         if not driver_ok:
             status = WARN
             fix = fix or _cmd(run, "m1nd init", root)
