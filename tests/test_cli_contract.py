@@ -153,6 +153,17 @@ def test_missing_what_is_a_usage_error(command):
     assert not spool().exists()
 
 
+@pytest.mark.parametrize("command", ["pickup", "answer"])
+def test_missing_ids_is_a_usage_error(command):
+    assert_error(run_cli(command, "--what", "on it", "--json"), 2)
+    assert not spool().exists()
+
+
+def test_bad_disposition_is_a_usage_error():
+    assert_error(run_cli("answer", "89a55a8758cb", "--what", "done", "--disposition", "maybe", "--json"), 2)
+    assert not spool().exists()
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -216,7 +227,7 @@ def test_refused_box_on_human_sweep_and_distribute_exits_1(refused):
 
 
 def test_refused_box_cannot_be_viewed(refused):
-    assert run_cli("box", "repo-b", "--json").code == 1
+    assert "symlink" in assert_error(run_cli("box", "repo-b", "--json"), 1)
 
 
 def test_unreadable_spool_on_inbox_sweep_is_an_error_envelope(tmp_path):

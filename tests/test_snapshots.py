@@ -140,10 +140,12 @@ def sc_worked_example(ws: Workspace) -> None:
 
 
 def sc_arrived_by_git(ws: Workspace) -> None:
-    """The repo-a box already holds letters that came by git (committed there)."""
+    """The repo-a box already holds letters that came by git: the repository consented
+    (its `.m1nd/.gitignore` ignores nothing) and the box is committed."""
     a, _ = two_repos(ws)
     ws.copy_spool("worked-example.jsonl")
     ws.copy_box("box-repo-a-arrived-by-git.jsonl", a)
+    (a / ".m1nd" / ".gitignore").write_text("# consented: inbox.jsonl is committed\n")
     git_commit_all(a, "letters from another machine")
 
 
@@ -444,6 +446,8 @@ def test_arrived_by_git_facts(build):
     spool = fixture_lines("worked-example.jsonl")
     # A box only grows: the git letters untouched, a `\n` first (its last line had none).
     assert box.read_bytes() == original + b"\n" + spool[2] + b"\n" + spool[4] + b"\n"
+    # An existing .gitignore is never rewritten by filing.
+    assert (box.parent / ".gitignore").read_text() == "# consented: inbox.jsonl is committed\n"
 
 
 def test_conflict_box_facts(build):
