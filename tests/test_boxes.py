@@ -10,9 +10,6 @@ import orjson
 import pytest
 
 from conftest import write_spool
-from m1nd import boxes
-from m1nd.boxes import Refused, medulla_box, project_box
-from m1nd.routing import build_roots
 
 A1 = b'{"repo":"repo-a","what":"a1"}'
 A2 = b'{"repo":"repo-a","what":"a2"}'
@@ -223,17 +220,6 @@ def test_a_refused_box_is_reported_even_by_a_no_distribute_sweep(cli, spool_path
     assert "repo-a" in result.stderr
 
 
-def test_append_refuses_a_symlinked_box_dir_directly(tmp_path, m1nd_home):
-    a = tmp_path / "src" / "repo-a"
-    a.mkdir(parents=True)
-    (tmp_path / "outside").mkdir()
-    (a / ".m1nd").symlink_to(tmp_path / "outside")
-    rs = build_roots(None, [str(a)], [], str(m1nd_home))
-    with pytest.raises(Refused):
-        boxes.append(project_box(rs.roots[0]), [A1], str(m1nd_home / "state" / "locks"))
-    assert os.listdir(tmp_path / "outside") == []
-
-
 # --- append with dedup -------------------------------------------------------------
 
 
@@ -334,37 +320,66 @@ def test_letters_keep_their_raw_bytes_and_id_in_the_box(cli, spool_path, two_rep
     assert [l["id"] for l in doc["letters"]] == [sha12(raw)]
 
 
-def test_append_returns_how_many_letters_it_wrote_and_dedups_within_one_batch(tmp_path, m1nd_home):
-    locks = str(m1nd_home / "state" / "locks")
-    box = medulla_box(str(tmp_path / "medulla.jsonl"))
-    assert boxes.append(box, [M1, M1, A1], locks) == 2
-    assert boxes.append(box, [A1, M1], locks) == 0
-    assert (tmp_path / "medulla.jsonl").read_bytes() == M1 + b"\n" + A1 + b"\n"
+def test_a_letter_that_arrived_by_git_between_runs_is_not_appended_again(cli, spool_path, two_repos):
+    a, _ = two_repos
+    write_spool(spool_path, [A1])
+    assert cli("distribute").code == 0
+    with open(box_of(a), "ab") as fh:  # a pull brings A2 from another machine
+        fh.write(A2 + b"\n")
+    write_spool(spool_path, [A2, B1])
+    receipt = cli("distribute", "--json").json
+    assert receipt["appended"] == 1
+    assert box_of(a).read_bytes() == A1 + b"\n" + A2 + b"\n"
 
 
-def test_an_appending_index_sees_letters_added_by_someone_else_in_between(tmp_path, m1nd_home):
-    locks = str(m1nd_home / "state" / "locks")
-    path = tmp_path / "medulla.jsonl"
-    box = medulla_box(str(path))
-    index = boxes.BoxIndex()
-    assert boxes.append(box, [M1], locks, index) == 1
-    with open(path, "ab") as fh:
-        fh.write(A1 + b"\n")
-    assert boxes.append(box, [A1, A2], locks, index) == 1
-    assert path.read_bytes() == M1 + b"\n" + A1 + b"\n" + A2 + b"\n"
+def test_a_box_replaced_by_a_new_file_is_read_again_before_appending(cli, spool_path, two_repos):
+    a, _ = two_repos
+    write_spool(spool_path, [A1])
+    assert cli("distribute").code == 0
+    replacement = a / ".m1nd" / "incoming"
+    replacement.write_bytes(A2 + b"\n" + A1 + b"\n")
+    os.replace(replacement, box_of(a))  # as a checkout writes a new file
+    write_spool(spool_path, [A2, b'{"repo":"repo-a","what":"a3"}'])
+    assert cli("distribute").code == 0
+    assert box_of(a).read_bytes() == A2 + b"\n" + A1 + b"\n" + b'{"repo":"repo-a","what":"a3"}\n'
 
 
-def test_an_appending_index_rereads_a_box_replaced_by_a_new_file(tmp_path, m1nd_home):
-    locks = str(m1nd_home / "state" / "locks")
-    path = tmp_path / "medulla.jsonl"
-    box = medulla_box(str(path))
-    index = boxes.BoxIndex()
-    assert boxes.append(box, [M1], locks, index) == 1
-    replacement = tmp_path / "replacement.jsonl"
-    replacement.write_bytes(A1 + b"\n")
-    os.replace(replacement, path)  # as a git checkout would
-    assert boxes.append(box, [M1, A1], locks, index) == 1
-    assert path.read_bytes() == A1 + b"\n" + M1 + b"\n"
+def test_a_box_rewritten_in_place_is_read_again_before_appending(cli, spool_path, two_repos):
+    a, _ = two_repos
+    filler = [b'{"repo":"repo-a","what":"filler %04d"}' % i for i in range(400)]
+    write_spool(spool_path, filler)
+    assert cli("distribute").code == 0
+    data = box_of(a).read_bytes()
+    assert len(data) > 8192
+    swapped = data.replace(filler[0], b'{"repo":"repo-a","what":"change 0000"}')
+    assert len(swapped) == len(data) and swapped != data
+    with open(box_of(a), "r+b") as fh:  # same inode, same size, an early line changed
+        fh.write(swapped)
+    write_spool(spool_path, [filler[0]])
+    assert cli("distribute").code == 0
+    lines = box_of(a).read_bytes().split(b"\n")
+    assert lines.count(filler[0]) == 1
+
+
+def test_a_deleted_box_is_filled_again_by_the_next_distribute(cli, spool_path, two_repos):
+    # Contract 6: the result of a run never depends on what an earlier run left in state.
+    a, _ = two_repos
+    write_spool(spool_path, [A1, A2])
+    assert cli("distribute").code == 0
+    box_of(a).unlink()
+    assert cli("distribute").code == 0
+    assert box_of(a).read_bytes() == A1 + b"\n" + A2 + b"\n"
+
+
+def test_a_box_checked_out_without_a_letter_gets_it_again(cli, spool_path, two_repos):
+    a, _ = two_repos
+    write_spool(spool_path, [A1, A2])
+    assert cli("distribute").code == 0
+    older = a / ".m1nd" / "older"
+    older.write_bytes(A1 + b"\n")
+    os.replace(older, box_of(a))
+    assert cli("distribute").code == 0
+    assert box_of(a).read_bytes() == A1 + b"\n" + A2 + b"\n"
 
 
 # --- locks -------------------------------------------------------------------------
