@@ -119,11 +119,7 @@ def append(box: Box, ids: list[str], raws: list[bytes], lock_dir: str, index: Bo
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise Refused(f"{box.path} is not a regular file")
             index.refresh(fd)
-            keep = []
-            for i, lid in enumerate(ids):
-                if lid not in index:
-                    index.add(lid)
-                    keep.append(i)
+            keep = index.take_new(ids)
             if not keep:
                 return 0
             chosen = raws if len(keep) == len(raws) else [raws[i] for i in keep]
@@ -147,9 +143,9 @@ def sync(path: str) -> None:
         os.close(fd)
 
 
-def read_box(box: Box) -> FileRead:
+def read_box(box: Box, known: dict | None = None) -> FileRead:
     """Read a box; raises Refused for a refused box.  A missing box reads as empty."""
     reason = refusal(box)
     if reason:
         raise Refused(reason)
-    return read_file(box.path)
+    return read_file(box.path, known)

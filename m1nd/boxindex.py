@@ -156,6 +156,25 @@ class BoxIndex:
         self.added.add(lid)
         self.dirty = True
 
+    def take_new(self, ids: list[str]) -> list[int]:
+        """Positions of the ids not yet in the box (each id once); adds them."""
+        added = self.added
+        blob = self.blob
+        keep = []
+        for i, lid in enumerate(ids):
+            if lid in added:
+                continue
+            if blob:
+                key = lid.encode("ascii")
+                at = _position(blob, key)
+                if blob[at * ID_LEN:(at + 1) * ID_LEN] == key:
+                    continue
+            added.add(lid)
+            keep.append(i)
+        if keep:
+            self.dirty = True
+        return keep
+
     # -- keeping current -------------------------------------------------------
     def refresh(self, fd: int) -> None:
         """Bring the index up to the box's current content (call under the box lock)."""

@@ -26,7 +26,7 @@ from m1nd.boxes import Box, project_box
 from m1nd.boxindex import BoxIndex
 from m1nd.cursor import LOCATION, MALFORMED_KEPT, Pair, SpoolMark, State, StateCorrupt, Store, edge_hashes, spool_unchanged
 from m1nd.errors import M1ndError
-from m1nd.fsutil import lock_for
+from m1nd.fsutil import gc_paused, lock_for
 from m1nd.letters import iter_raw, load
 from m1nd.paths import ensure_home
 from m1nd.routing import MEDULLA, PENDING, PROJECT, Route
@@ -395,7 +395,7 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None) -
         return Receipt(0, 0, 0, 0, ())
     except OSError as exc:
         raise M1ndError(f"cannot read spool {path}: {exc.strerror}") from None
-    with fh:
+    with fh, gc_paused():
         if os.path.isdir(path):
             raise M1ndError(f"cannot read spool {path}: Is a directory")
         one = _Pass(run, fh.fileno(), write, progress)

@@ -6,7 +6,7 @@ them with `[mailbox] foreign_markers = [...]`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from m1nd.letters import Letter
@@ -33,16 +33,23 @@ class ReplyGraph:
     picked_up: frozenset[str]
     answered_by: dict[str, list[str]]
     markers: tuple[str, ...]
+    _external: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def state(self, letter: Letter) -> str:
-        tool = letter.tool.lower()
-        if any(m in tool for m in self.markers):
+        if self.is_external(letter.tool):
             return EXTERNAL
         if letter.id in self.closed:
             return FIRED_CLAY
         if letter.id in self.picked_up:
             return IN_FLIGHT
         return WET_INK
+
+    def is_external(self, tool: str) -> bool:
+        known = self._external.get(tool)
+        if known is None:
+            lowered = tool.lower()
+            known = self._external[tool] = any(m in lowered for m in self.markers)
+        return known
 
     def answers_to(self, letter_id: str) -> list[str]:
         return self.answered_by.get(letter_id, [])

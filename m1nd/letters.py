@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, NamedTuple
 
 import orjson
 
 STRING_FIELDS = ("ts", "agent", "class", "repo", "brain", "tool", "what", "expected", "snippet")
+_STRING_FIELD_SET = frozenset(STRING_FIELDS)
 
 # Outcomes of reading one line.
 LETTER = "letter"
@@ -22,8 +23,9 @@ BLANK = "blank"
 TAIL = "tail"  # a final unterminated line that does not parse: a writer may be mid-append
 
 
-@dataclass(frozen=True, slots=True)
-class Letter:
+class Letter(NamedTuple):
+    """One parsed letter (a named tuple: sweeps build a million of them)."""
+
     id: str
     raw: bytes
     ts: str
@@ -63,19 +65,19 @@ def load(raw: bytes) -> dict | None:
         return None
     if type(obj) is not dict:
         return None
-    get = obj.get
-    for name in STRING_FIELDS:
-        if type(get(name, "")) is not str:
-            return None
-    answers = get("answers", [])
-    if type(answers) is not list:
-        return None
-    for item in answers:
-        if type(item) is not str:
-            return None
-    kind = get("kind")
-    if kind is not None and type(kind) is not str:
-        return None
+    for key, value in obj.items():
+        if key in _STRING_FIELD_SET:
+            if type(value) is not str:
+                return None
+        elif key == "answers":
+            if type(value) is not list:
+                return None
+            for item in value:
+                if type(item) is not str:
+                    return None
+        elif key == "kind":
+            if value is not None and type(value) is not str:
+                return None
     return obj
 
 
@@ -86,7 +88,8 @@ def parse(raw: bytes, lid: str | None = None) -> Letter | None:
         return None
     get = obj.get
     return Letter(
-        lid or letter_id(raw), raw, *[get(name, "") for name in STRING_FIELDS],
+        lid or letter_id(raw), raw, get("ts", ""), get("agent", ""), get("class", ""), get("repo", ""),
+        get("brain", ""), get("tool", ""), get("what", ""), get("expected", ""), get("snippet", ""),
         tuple(get("answers", ())), get("kind"),
     )
 
@@ -151,8 +154,12 @@ class FileRead:
     size: int
 
 
-def read_file(path: str) -> FileRead:
-    """Read a whole letters file.  A missing file reads as empty."""
+def read_file(path: str, known: dict[str, Letter] | None = None) -> FileRead:
+    """Read a whole letters file.  A missing file reads as empty.
+
+    `known` maps ids to letters already parsed elsewhere: a line with one of those
+    ids has the same bytes, so it is taken from there instead of parsed again.
+    """
     letters: list[tuple[int, Letter]] = []
     malformed: list[int] = []
     tail = None
@@ -161,13 +168,20 @@ def read_file(path: str) -> FileRead:
         fh = open(path, "rb")
     except FileNotFoundError:
         return FileRead(path, letters, malformed, tail, 0)
+    known = known if known is not None else {}
+    sha256 = hashlib.sha256
+    number = 0
     with fh:
-        for line in iter_lines(fh):
-            size = line.end
-            if line.outcome == LETTER:
-                letters.append((line.number, line.letter))
-            elif line.outcome == MALFORMED:
-                malformed.append(line.number)
-            elif line.outcome == TAIL:
-                tail = line.number
+        for _, size, raw, terminated in iter_raw(fh):
+            number += 1
+            if not raw or raw.isspace():
+                continue
+            lid = sha256(raw).hexdigest()[:12]
+            letter = known.get(lid) or parse(raw, lid)
+            if letter is not None:
+                letters.append((number, letter))
+            elif terminated:
+                malformed.append(number)
+            else:
+                tail = number
     return FileRead(path, letters, malformed, tail, size)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from m1nd.boxes import Box, Refused, read_box
 from m1nd.distribute import BoxProblem, Receipt, distribute
 from m1nd.errors import M1ndError
+from m1nd.fsutil import gc_paused
 from m1nd.fates import OPEN_STATES, ReplyGraph, reply_graph
 from m1nd.letters import Letter, read_file
 from m1nd.run import Run
@@ -61,6 +62,11 @@ class Sweep:
 
 
 def sweep(run: Run, distribute_first: bool = True) -> Sweep:
+    with gc_paused():
+        return _sweep(run, distribute_first)
+
+
+def _sweep(run: Run, distribute_first: bool) -> Sweep:
     receipt = distribute(run) if distribute_first else None
     union: dict[str, Letter] = {}
     try:
@@ -77,7 +83,7 @@ def sweep(run: Run, distribute_first: bool = True) -> Sweep:
         if box.path in refused_paths:
             continue
         try:
-            found = read_box(box)
+            found = read_box(box, union)
         except Refused as exc:
             problems.append(BoxProblem(box.label, box.path, str(exc)))
             continue
@@ -91,7 +97,7 @@ def sweep(run: Run, distribute_first: bool = True) -> Sweep:
             union.setdefault(letter.id, letter)
         reads.append(BoxRead(box, frozenset(ids), tuple(found.malformed)))
 
-    letters = {lid: l for lid, l in sorted(union.items()) if not l.is_mission}
+    letters = {lid: union[lid] for lid in sorted(union) if union[lid].kind != "mission"}
     graph = reply_graph(letters.values(), run.markers)
     views = [letter_view(l, graph) for l in letters.values()]
     doc = {
