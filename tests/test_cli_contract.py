@@ -686,3 +686,101 @@ def test_doctor_uses_the_runs_real_roots_never_an_empty_roster(tmp_path):
     assert json.loads(result.stdout)["mailbox"]["pending_distribution"] == ["repo-b"]
     result = run_cli("doctor", "--json", "--root", str(repo("repo-b")), cwd=a)
     assert json.loads(result.stdout)["mailbox"]["pending_distribution"] == []
+
+
+# ----------------------------------------------------------------------------- private state
+
+
+def _sweep_doc(*args) -> dict:
+    result = run_cli("--inbox-sweep", *args)
+    assert result.code == 0, result.stderr
+    return one_document(result)
+
+
+def _box_bytes() -> dict[str, bytes]:
+    found = {}
+    for p in sorted(user_home().rglob(".m1nd/inbox.jsonl")) + [home() / "inbox.jsonl"]:
+        if p.exists():
+            found[str(p)] = p.read_bytes()
+    return found
+
+
+def test_the_result_never_depends_on_private_state(tmp_path):
+    """Section 6: after any sequence of runs, the document (and the boxes) equal what a
+    first run over the same spool, roster and boxes gives."""
+    a, b = repo("repo-a"), repo("repo-b")
+    rostered(b)
+    copy_spool("worked-example.jsonl")
+    _sweep_doc()
+    rostered(a)  # a roster change between runs
+    with open(spool(), "ab") as fh:  # new letters, the last one still being written
+        fh.write((FIXTURES / "case-variants.jsonl").read_bytes()[:-40])
+    _sweep_doc()
+    with open(spool(), "ab") as fh:  # ... and finished
+        fh.write((FIXTURES / "case-variants.jsonl").read_bytes()[-40:])
+    run_cli("distribute", cwd=a)  # a run with a bound root
+    incremental = _sweep_doc()
+    boxes = _box_bytes()
+
+    shutil.rmtree(home() / "state", ignore_errors=True)
+    fresh = _sweep_doc()
+    assert fresh["distribution"]["appended"] == 0  # everything was already filed
+    assert fresh == incremental
+    assert _box_bytes() == boxes
+
+
+def test_a_replaced_spool_is_read_again():
+    repo("repo-a"), repo("repo-b")
+    rostered(user_home() / "src" / "repo-a", user_home() / "src" / "repo-b")
+    copy_spool("worked-example.jsonl")
+    _sweep_doc()
+    replacement = spool().with_suffix(".new")
+    shutil.copyfile(FIXTURES / "case-variants.jsonl", replacement)
+    os.replace(replacement, spool())
+    incremental = _sweep_doc()
+    shutil.rmtree(home() / "state", ignore_errors=True)
+    fresh = _sweep_doc()
+    assert incremental["distribution"] == {**fresh["distribution"], "appended": 9}
+    assert {k: v for k, v in incremental.items() if k != "distribution"} == {
+        k: v for k, v in fresh.items() if k != "distribution"}
+
+
+@pytest.mark.parametrize("how", ["deleted", "emptied", "dir-deleted"])
+def test_a_box_that_lost_its_letters_is_filed_again(two_repos, how):
+    """A box can lose its file outside m1nd (`git clean -X` removes a local, ignored box;
+    a checkout of an older commit removes a committed one).  Its letters are still in
+    the spool, and a letter is appended whenever no line of the box has its id: the
+    next distribution files them again, exactly as a first run would."""
+    a, _ = two_repos
+    copy_spool("worked-example.jsonl")
+    assert run_cli("distribute").code == 0
+    box = a / ".m1nd" / "inbox.jsonl"
+    filed = box.read_bytes()
+    if how == "deleted":
+        box.unlink()
+    elif how == "emptied":
+        box.write_bytes(b"")
+    else:
+        shutil.rmtree(a / ".m1nd")
+    receipt = one_document(run_cli("distribute", "--json"))
+    assert box.exists() and box.read_bytes() == filed
+    assert receipt["appended"] == 3
+
+
+@pytest.mark.parametrize("args", [["sweep", "--no-distribute"], ["sweep", "--json", "--no-distribute"],
+                                  ["--inbox-sweep", "--no-distribute"]])
+@pytest.mark.parametrize("first", [False, True], ids=["fresh", "after-a-run"])
+def test_no_distribute_writes_nothing_and_creates_no_directory(two_repos, tmp_path, args, first):
+    copy_spool("malformed.jsonl")
+    if first:
+        assert run_cli("distribute").code == 0
+        with open(spool(), "ab") as fh:  # something new that a filing run would file
+            fh.write(b'\n{"repo":"repo-a","what":"new since the last run"}\n')
+
+    def state():
+        return sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.rglob("*"))
+
+    before = state()
+    result = run_cli(*args)
+    assert result.code == 0, result.stderr
+    assert state() == before
