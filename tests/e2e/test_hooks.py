@@ -10,6 +10,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -395,3 +396,30 @@ def test_pre_commit_framework_manifest():
     assert "stages: [post-checkout, post-merge, post-rewrite]" in text
     assert "always_run: true" in text
     assert "pass_filenames: false" in text
+
+
+def test_the_hook_path_imports_neither_typer_rich_nor_gitpython(consented, spool_path):
+    write_spool(spool_path, [letter("one")])
+    probe = (
+        "import sys\n"
+        "from m1nd.cli import main\n"
+        "from m1nd.gitops import hookrun\n"
+        "print(hookrun._work('post-checkout', None, 0), end='')\n"
+        "print(hookrun._work('pre-commit', None, 0), end='')\n"
+        "print(sorted(m for m in ('typer', 'click', 'rich', 'git') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=consented, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert "repo-a has 1 open letter (1 new)" in done.stdout
+
+
+def test_the_budget_comes_from_the_environment(monkeypatch):
+    from m1nd.gitops.hookrun import DEFAULT_BUDGET, budget
+
+    for raw, expected in (("2.5", 2.5), ("0", DEFAULT_BUDGET), ("-1", DEFAULT_BUDGET), ("soon", DEFAULT_BUDGET),
+                          ("nan", DEFAULT_BUDGET), ("inf", DEFAULT_BUDGET)):
+        monkeypatch.setenv("M1ND_HOOK_TIMEOUT", raw)
+        assert budget() == expected
+    monkeypatch.delenv("M1ND_HOOK_TIMEOUT")
+    assert budget() == DEFAULT_BUDGET == 10.0
