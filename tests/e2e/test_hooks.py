@@ -423,3 +423,24 @@ def test_the_budget_comes_from_the_environment(monkeypatch):
         assert budget() == expected
     monkeypatch.delenv("M1ND_HOOK_TIMEOUT")
     assert budget() == DEFAULT_BUDGET == 10.0
+
+
+def test_switching_between_branches_whose_boxes_differ_is_never_refused(consented, cli, spool_path):
+    """A post-checkout hook must not re-file into the box git just checked out the letters
+    that this branch's history lacks: that would dirty the box and make git refuse the
+    next switch ("local changes would be overwritten")."""
+    repo = consented
+    cli("hooks", "install", str(repo))
+    write_spool(spool_path, [letter("on main")])
+    cli("distribute", cwd=repo)
+    git(repo, "add", ".m1nd/inbox.jsonl")
+    git(repo, "commit", "-qm", "main letter")
+    git(repo, "checkout", "-q", "-b", "feature")
+    write_spool(spool_path, [letter("on feature")])
+    cli("distribute", cwd=repo)
+    git(repo, "commit", "-qam", "feature letter")
+    for branch in ("main", "feature", "main", "feature"):
+        done = git(repo, "checkout", "-q", branch, check=False)
+        assert done.returncode == 0, done.stderr
+        assert git(repo, "status", "--porcelain").stdout == "", f"the box on {branch} was left dirty"
+    assert len(box_lines(repo)) == 2
