@@ -9,7 +9,7 @@
 HOOK=@M1ND_HOOK@
 INSTALL_PYTHON=@M1ND_PYTHON@
 
-here=$(cd "$(dirname "$0")" && pwd -P)
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd -P)
 legacy="$here/$HOOK.legacy"
 if [ "${M1ND_HOOK_LEGACY:-}" = "$legacy" ]; then
     # The chained hook ran this very hook again: it already did the work once.

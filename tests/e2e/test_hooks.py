@@ -108,6 +108,12 @@ def test_the_legacy_hook_gets_the_same_stdin_and_its_status_is_the_shims(repo, c
                           capture_output=True, text=True)
     assert done.returncode == 3
     assert log.read_text().endswith("args: rebase\nx y\n")
+    # run by a relative path with CDPATH set: the shim still finds its legacy hook
+    env = {**os.environ, "CDPATH": str(repo / ".git")}
+    done = subprocess.run(["sh", "hooks/post-rewrite", "amend"], cwd=repo / ".git", input="p q\n", env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 3, done.stderr
+    assert log.read_text().endswith("args: amend\np q\n")
 
 
 def test_a_legacy_hook_that_calls_the_shim_again_runs_once(repo, cli, tmp_path):
