@@ -209,6 +209,11 @@ def sc_fates(ws: Workspace) -> None:
     ws.copy_spool("fates.jsonl")
 
 
+def sc_held(ws: Workspace) -> None:
+    two_repos(ws)
+    ws.copy_spool("held.jsonl")
+
+
 def sc_trouble(ws: Workspace) -> None:
     """repo-b's `.m1nd` is a symlink (refused) and a rostered root is gone (unreachable)."""
     _, b = two_repos(ws)
@@ -236,6 +241,7 @@ SCENARIOS = {
     "projectless": sc_projectless,
     "misdelivery-window": sc_misdelivery_window,
     "fates": sc_fates,
+    "held": sc_held,
     "trouble": sc_trouble,
     "empty": sc_empty,
 }
@@ -623,6 +629,27 @@ def test_misdelivery_window_facts(build):
     mailbox = ws.run("doctor", "--json").json["mailbox"]
     assert mailbox["memory_misdelivery"] == 8
     assert mailbox["confusion_rate_7d"] == 3
+
+
+def test_held_letters_stay_in_the_spool(build):
+    ws = build("held")
+    doc = sweep(ws)
+    # Held: lines 2, 3 (would be pending) and 5.  Counted in spool_total only.
+    assert doc["distribution"] == {"spool_total": 7, "appended": 4, "to_project": 3, "to_medulla": 1,
+                                   "pending": []}
+    assert box_ids(ws.box_of("repo-a")) == ["cf262069e5ee", "ddd8bfbe8260", "3feec110a35f"]
+    assert not ws.box_of("repo-b").exists()
+    assert box_ids(ws.home / "inbox.jsonl") == ["1ee75f3433de"]  # the medulla box never holds back
+    # Still in the spool, so still in the sweep; the receipt answers the held letter.
+    assert states(doc)["bee2ce6898bc"] == "fired_clay"
+    assert doc["total"] == 7
+    doctor = ws.run("doctor", "--json")
+    held = next(c for c in doctor.json["checks"] if c["name"] == "held")
+    assert held["status"] != "ok"
+    for line in ("line 2", "line 3", "line 5"):
+        assert line in held["message"]
+    assert "hunter2" not in doctor.stdout and "abc123def" not in doctor.stdout, "never the secret itself"
+    assert held["fix"]
 
 
 def test_trouble_refused_and_unreachable(build, tmp_path):
