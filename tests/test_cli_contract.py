@@ -511,7 +511,13 @@ def _is_placeholder(word: str) -> bool:
     return word[:1] in "<[{" or word.isupper() or word in ("...", "…")
 
 
-def test_every_readme_command_exists():
+def _documents() -> list[Path]:
+    return [REPO_ROOT / "README.md"] + sorted((REPO_ROOT / "docs").glob("**/*.md"))
+
+
+@pytest.mark.parametrize("document", _documents(), ids=lambda p: str(p.relative_to(REPO_ROOT)))
+def test_every_documented_command_exists(document):
+    """Each `m1nd WORD` in the README's (and docs') code is a real command or a top-level flag."""
     from typer.main import get_command
 
     from m1nd.cli.app import app
@@ -519,7 +525,7 @@ def test_every_readme_command_exists():
     root = get_command(app)
     top_flags = {opt for p in root.params for opt in (*p.opts, *p.secondary_opts)} | {"--help", "-h"}
     missing = []
-    for words in readme_invocations():
+    for words in readme_invocations(document):
         first = words[0]
         if _is_placeholder(first):
             continue
