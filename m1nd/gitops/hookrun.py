@@ -165,14 +165,49 @@ def open_letters_line(label: str, open_count: int, new: int) -> str:
 
 def _notice(run, receipt) -> list[str]:
     """One line, only when the bound repository's box has open letters."""
-    from m1nd.boxview import view_box
+    from m1nd.boxview import select_box
 
-    view = view_box(run, run.bound)
-    open_count = view.counts["open"]
+    box = select_box(run, run.bound)
+    open_count = _open_count(run, box)
     if not open_count:
         return []
-    new = min(receipt.appended_to(view.box.path), open_count)
-    return [open_letters_line(view.box.label, open_count, new)]
+    new = min(receipt.appended_to(box.path), open_count)
+    return [open_letters_line(box.label, open_count, new)]
+
+
+def _open_count(run, box) -> int:  # box: the bound repository's
+    """Open letters in one box, from a small cache under <home>/state/ while the box
+    file is unchanged (same inode, size and mtime): a hook with nothing new then never
+    re-reads a large box.  The cache is only a shortcut: deleting it loses nothing."""
+    import hashlib
+
+    import orjson
+
+    try:
+        st = os.stat(box.path)
+    except OSError:
+        return 0
+    key = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, list(run.markers)]
+    digest = hashlib.sha256(os.path.realpath(box.path).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    cache = os.path.join(run.paths.state, "hooks", f"open-{digest}.json")
+    try:
+        with open(cache, "rb") as fh:
+            doc = orjson.loads(fh.read())
+        if doc.get("key") == key and type(doc.get("open")) is int:
+            return doc["open"]
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        pass
+    from m1nd.boxview import view_box
+    from m1nd.fsutil import atomic_write
+    from m1nd.paths import ensure_dir
+
+    open_count = view_box(run, run.bound).counts["open"]
+    try:
+        ensure_dir(os.path.dirname(cache))
+        atomic_write(cache, orjson.dumps({"key": key, "open": open_count}))
+    except OSError:
+        pass
+    return open_count
 
 
 def _stage(run, receipt, index_file: str | None, parent: int) -> list[str]:
