@@ -20,6 +20,7 @@ explicitly below, derived by hand from the contract and the fixture README.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -74,6 +75,7 @@ class Workspace:
     """A test workspace: the user's HOME, the m1nd home, repositories, a cwd."""
 
     tmp: Path
+    monkeypatch: pytest.MonkeyPatch
     extra: list[str] = field(default_factory=list)  # options every run gets (e.g. --root)
     cwd: Path | None = None
 
@@ -191,9 +193,9 @@ def sc_missions(ws: Workspace) -> None:
     ws.copy_spool("missions.jsonl")
 
 
-def sc_projectless(ws: Workspace, monkeypatch) -> None:
+def sc_projectless(ws: Workspace) -> None:
     """The home is ~/.m1nd here (so `~/.m1nd/...` names it); roots come from --root."""
-    monkeypatch.setenv("M1ND_HOME", str(ws.user_home / ".m1nd"))
+    ws.monkeypatch.setenv("M1ND_HOME", str(ws.user_home / ".m1nd"))
     a, b = ws.repo("repo-a"), ws.repo("repo-b")
     ws.extra = ["--root", str(a), "--root", str(b)]
     ws.copy_spool("projectless.jsonl")
@@ -252,12 +254,8 @@ FAILING = {"trouble"}
 @pytest.fixture
 def build(tmp_path, monkeypatch):
     def make(name: str) -> Workspace:
-        ws = Workspace(tmp_path)
-        setup = SCENARIOS[name]
-        if "monkeypatch" in setup.__code__.co_varnames[: setup.__code__.co_argcount]:
-            setup(ws, monkeypatch)
-        else:
-            setup(ws)
+        ws = Workspace(tmp_path, monkeypatch)
+        SCENARIOS[name](ws)
         return ws
 
     return make
@@ -479,8 +477,6 @@ WT = {  # worktrees.jsonl
 
 
 def box_ids(path: Path) -> list[str]:
-    import hashlib
-
     return [hashlib.sha256(line.rstrip(b"\r")).hexdigest()[:12] for line in lines_of(path) if line.strip()]
 
 
