@@ -790,3 +790,62 @@ def test_no_distribute_writes_nothing_and_creates_no_directory(two_repos, tmp_pa
     result = run_cli(*args)
     assert result.code == 0, result.stderr
     assert state() == before
+
+
+# ----------------------------------------------------------------------------- colour
+
+
+def _run_on_a_tty(args: list[str], env_changes: dict) -> bytes:
+    """Run `python -m m1nd ARGS` with stdout and stderr on a pseudo-terminal."""
+    import pty
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm-256color"}
+    for key, value in env_changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "m1nd", *args], stdout=slave, stderr=slave,
+                                stdin=subprocess.DEVNULL, env=env)
+        os.close(slave)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        assert proc.wait(timeout=60) in (0, 1)
+    finally:
+        os.close(master)
+    return out
+
+
+@pytest.mark.parametrize(
+    "env_changes, coloured",
+    [
+        ({"NO_COLOR": None, "M1ND_IN_HOOK": None}, True),
+        ({"NO_COLOR": "1", "M1ND_IN_HOOK": None}, False),
+        ({"NO_COLOR": None, "M1ND_IN_HOOK": "1"}, False),  # inside a git hook
+    ],
+    ids=["tty", "no-color", "in-hook"],
+)
+def test_colour_only_on_a_tty_without_no_color_outside_hooks(two_repos, env_changes, coloured):
+    copy_spool("worked-example.jsonl")
+    out = _run_on_a_tty(["sweep"], env_changes)
+    assert b"Boxes" in out
+    assert (b"\x1b[" in out) is coloured
+
+
+def test_no_colour_off_a_tty(two_repos, monkeypatch):
+    monkeypatch.delenv("NO_COLOR")
+    copy_spool("worked-example.jsonl")
+    for args in (["sweep"], ["box", "repo-a"], ["doctor"]):
+        result = run_cli(*args)
+        assert "\x1b[" not in result.stdout + result.stderr, args
