@@ -5,9 +5,9 @@ Kept under `<home>/state/` so that a run reads only what is new:
   last bytes before the offset), the offset and line count read so far, a digest of
   the roots it was routed against, and per (brain, repo) pair its letter count,
   held count and route;
-- `spool-locations.bin`: where each project- or pending-bound letter sits in the
-  spool (pair, offset, length), so that a roster change can file a pair's letters
-  without reading the whole spool again.
+- `spool-locations.bin`: where each letter sits in the spool (pair, offset,
+  length), so that a roster change, or a box deleted outside m1nd, can have a
+  pair's letters filed again without reading the whole spool.
 
 A cache in the strict sense: deleting it loses nothing (the next run rescans), and
 one that does not verify is reported and rebuilt, never taken as empty.

@@ -194,6 +194,7 @@ class _Pass:
         self.boxes_by_root = {r.path: project_box(r) for r in run.roots.roots}
         self.medulla = run.medulla
         self.digest = roots_digest(run)
+        self.moved: set[int] = set()  # pairs whose letters are filed again from their locations
 
     # -- state -----------------------------------------------------------------
     def start(self) -> None:
@@ -207,12 +208,30 @@ class _Pass:
         if state is not None and state.mark is not None and spool_unchanged(state.mark, self.fd):
             self.state = state
             self.kept_locations = state.locations
-            if state.roots != self.digest and not self.reroute():
-                return
-            if state.roots == self.digest:
+            if state.roots == self.digest or self.reroute():
+                self.refile_lost_boxes()
                 return
         self.state = State(roots=self.digest)
         self.kept_locations = 0
+
+    def refile_lost_boxes(self) -> None:
+        """A box deleted or emptied outside m1nd (`git clean`, `rm`) gets its letters
+        again, as a first run would file them.  A box that git replaced with other
+        content is left as it is: filing into it would dirty every checkout."""
+        lost: dict[str, bool] = {}
+        for i, pair in enumerate(self.state.pairs):
+            kind, box = self.route_of(pair)
+            if box is None or pair.count == pair.held:
+                continue
+            if box.path not in lost:
+                try:
+                    lost[box.path] = os.lstat(box.path).st_size == 0
+                except FileNotFoundError:
+                    lost[box.path] = True
+                except OSError:
+                    lost[box.path] = False
+            if lost[box.path]:
+                self.moved.add(i)
 
     def route_of(self, pair: Pair) -> tuple[str, Box | None]:
         """The route kind of a pair and its box (None for pending)."""
@@ -236,7 +255,7 @@ class _Pass:
             if new.startswith("p\0"):
                 moved.add(i)
         self.state.roots = self.digest
-        self.moved = moved
+        self.moved |= moved
         return True
 
     # -- the pass --------------------------------------------------------------
@@ -283,10 +302,10 @@ class _Pass:
                 routes.append(self.route_of(pair))
             pairs[i].count += 1
             kind, box = routes[i]
+            records += pack(i, start, len(raw))
             if kind == MEDULLA:
                 filer.add(box, sha256(raw).hexdigest()[:12], raw, -1)
             else:
-                records += pack(i, start, len(raw))
                 if kind == PROJECT:
                     filer.add(box, sha256(raw).hexdigest()[:12], raw, i)
                 elif likely_secret(raw):
@@ -305,7 +324,7 @@ class _Pass:
         return self._receipt(filer, problems, tail_counts, tail[1] if tail and tail_counts is None else None)
 
     def _refile_moved(self, filer: _Filer) -> None:
-        moved = getattr(self, "moved", None)
+        moved = self.moved
         if not moved or self.store is None:
             return
         for i, start, length in self.store.locations_of(moved, self.kept_locations):

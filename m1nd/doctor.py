@@ -12,7 +12,9 @@ from m1nd.boxes import Refused, read_box
 from m1nd.distribute import distribute
 from m1nd.errors import M1ndError
 from m1nd.letters import FileRead, read_file
+from m1nd.routing import MEDULLA
 from m1nd.run import Run
+from m1nd.secrets import likely_secret
 from m1nd.sweep import MISDELIVERY
 
 SCHEMA = "m1nd-doctor-v0"
@@ -160,6 +162,41 @@ def _pending_check(pending: tuple[str, ...], count: int) -> Check:
                  "m1nd roster add PATH-OF-REPO")
 
 
+def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str]]:
+    """(line number, letter id, kind of secret) of every spool letter held back from
+    a project box.  Letters for the medulla box are never held."""
+    found = []
+    for number, letter in spool.letters:
+        if run.roots.resolve(letter.brain, letter.repo).kind == MEDULLA:
+            continue
+        kind = likely_secret(letter.raw)
+        if kind:
+            found.append((number, letter.id, kind))
+    return found
+
+
+def _held_check(run: Run, spool: FileRead | None) -> Check:
+    if spool is None:
+        return Check("held", OK, "the spool cannot be read")
+    held = held_letters(run, spool)
+    if not held:
+        return Check("held", OK, "no letter carries a likely secret")
+    # A held letter answered by a later letter has been replaced: still held, no longer news.
+    answered = {a for _, l in spool.letters for a in l.answers}
+    waiting = [h for h in held if h[1] not in answered]
+    named = "; ".join(f"line {n} (id {lid}, {kind})" for n, lid, kind in held[:5])
+    more = f" and {len(held) - 5} more" if len(held) > 5 else ""
+    if not waiting:
+        return Check("held", OK, f"{len(held)} held letters, all replaced: {named}{more}")
+    n, lid, _ = waiting[0]
+    return Check(
+        "held", WARN,
+        f"{len(held)} letters carry a likely secret and are never filed into a project box: {named}{more}",
+        f"m1nd write --what 'REDACTED VERSION' [same --repo/--class] && "
+        f"m1nd answer {lid} --what 'replaced by a redacted letter'",
+    )
+
+
 def diagnose(run: Run, now: datetime) -> Report:
     from m1nd.gitops.health import consent_check, git_check
 
@@ -185,6 +222,7 @@ def diagnose(run: Run, now: datetime) -> Report:
         _boxes_check(run),
         _roster_check(run),
         _pending_check(pending, pending_count),
+        _held_check(run, spool if not spool_error else None),
         consent_check(run),
         git_check(run),
     ]

@@ -61,13 +61,13 @@ class Sweep:
         return bool(self.problems)
 
 
-def sweep(run: Run, distribute_first: bool = True) -> Sweep:
+def sweep(run: Run, distribute_first: bool = True, progress=None) -> Sweep:
     with gc_paused():
-        return _sweep(run, distribute_first)
+        return _sweep(run, distribute_first, progress)
 
 
-def _sweep(run: Run, distribute_first: bool) -> Sweep:
-    receipt = distribute(run) if distribute_first else None
+def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
+    receipt = distribute(run, progress=progress) if distribute_first else None
     union: dict[str, Letter] = {}
     try:
         spool = read_file(run.paths.spool)

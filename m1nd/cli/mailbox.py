@@ -11,18 +11,29 @@ from m1nd.cli.common import open_run, reporting
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 
-def _report_problems(problems) -> None:
+def _report_problems(problems, receipt=None) -> None:
+    for note in receipt.notes if receipt else ():
+        output.warn(note)
     for p in problems:
         output.error_line(f"box {p.label} not filed: {p.reason}")
 
 
-def print_sweep_json(home, spool, roots, no_distribute: bool) -> None:
+def _sweep_with_progress(home, spool, roots, no_distribute: bool):
     from m1nd.sweep import sweep as run_sweep
 
+    run = open_run(home, spool, roots)
+    bar = output.Progress("distributing")
+    try:
+        return run, run_sweep(run, distribute_first=not no_distribute, progress=bar)
+    finally:
+        bar.close()
+
+
+def print_sweep_json(home, spool, roots, no_distribute: bool) -> None:
     with reporting(True):
-        result = run_sweep(open_run(home, spool, roots), distribute_first=not no_distribute)
+        _, result = _sweep_with_progress(home, spool, roots, no_distribute)
     output.emit_json(result.doc)
-    _report_problems(result.problems)
+    _report_problems(result.problems, result.receipt)
     if result.failed:
         raise typer.Exit(1)
 
@@ -40,14 +51,12 @@ def sweep(
         return
     from m1nd.cli import render
     from m1nd.distribute import distribute as plan
-    from m1nd.sweep import sweep as run_sweep
 
     with reporting(False):
-        run = open_run(home, spool, roots)
-        result = run_sweep(run, distribute_first=not no_distribute)
+        run, result = _sweep_with_progress(home, spool, roots, no_distribute)
         receipt = result.receipt or plan(run, write=False)
     render.sweep_view(result, receipt, run)
-    _report_problems(result.problems)
+    _report_problems(result.problems, result.receipt)
     if result.failed:
         raise typer.Exit(1)
 
@@ -62,14 +71,18 @@ def distribute(
     from m1nd.distribute import distribute as run_distribute
 
     with reporting(json_out):
-        receipt = run_distribute(open_run(home, spool, roots))
+        bar = output.Progress("distributing")
+        try:
+            receipt = run_distribute(open_run(home, spool, roots), progress=bar)
+        finally:
+            bar.close()
     if json_out:
         output.emit_json(receipt.as_json())
     else:
         from m1nd.cli import render
 
         render.receipt_line(receipt)
-    _report_problems(receipt.problems)
+    _report_problems(receipt.problems, receipt)
     if receipt.problems:
         raise typer.Exit(1)
 

@@ -14,14 +14,18 @@ def in_hook() -> bool:
     return os.environ.get("M1ND_IN_HOOK") == "1"
 
 
-def colour_allowed(stream) -> bool:
-    """Colour only on a TTY, never with NO_COLOR set, never inside a git hook."""
-    if os.environ.get("NO_COLOR") is not None or in_hook():
-        return False
+def is_tty(stream) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def colour_allowed(stream) -> bool:
+    """Colour only on a TTY, never with NO_COLOR set, never inside a git hook."""
+    if os.environ.get("NO_COLOR") is not None or in_hook():
+        return False
+    return is_tty(stream)
 
 
 def console(stderr: bool = False):
@@ -65,3 +69,39 @@ def error(exc: M1ndError, as_json: bool) -> None:
         emit_json({"error": {"code": exc.exit_code, "message": exc.message}})
     else:
         error_line(exc.message)
+
+
+class Progress:
+    """A progress bar on stderr for long work: only on a TTY, never in a hook, and
+    only once the work has taken more than a second (rich is imported then)."""
+
+    DELAY = 1.0
+
+    def __init__(self, label: str) -> None:
+        import time
+
+        self.label = label
+        self.clock = time.monotonic
+        self.started = self.clock()
+        self.enabled = is_tty(sys.stderr) and not in_hook()
+        self.bar = None
+        self.task = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if self.clock() - self.started < self.DELAY or done >= total:
+                return
+            from rich.progress import BarColumn, DownloadColumn, Progress as Bar, TimeRemainingColumn
+
+            self.bar = Bar("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                           TimeRemainingColumn(), console=console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=total)
+        self.bar.update(self.task, completed=done, total=total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None

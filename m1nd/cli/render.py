@@ -20,11 +20,17 @@ def _table(title: str | None = None):
     return Table(title=title, box=rich_box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def receipt_line(receipt) -> None:
-    pending = f"; {len(receipt.pending)} pending ({', '.join(receipt.pending)})" if receipt.pending else ""
+    pending = (f"; {plural(receipt.pending_letters, 'letter')} pending for {', '.join(receipt.pending)}"
+               if receipt.pending else "")
+    held = f"; {receipt.held} held back (likely secrets: m1nd doctor)" if receipt.held else ""
     output.emit_text(
-        f"{receipt.spool_total} letters in the spool: {receipt.appended} newly filed; "
-        f"{receipt.to_project} to project boxes, {receipt.to_medulla} to medulla{pending}"
+        f"{plural(receipt.spool_total, 'letter')} in the spool: {receipt.appended} newly filed; "
+        f"{receipt.to_project} to project boxes, {receipt.to_medulla} to medulla{pending}{held}"
     )
 
 
@@ -75,7 +81,7 @@ def sweep_view(result, receipt, run) -> None:
     for label in doc["unreachable"]:
         output.warn(f"box {label} is unreachable (its root is not a directory here)")
     if receipt.pending:
-        output.warn(f"{receipt.pending_letters} letters wait in the spool for unknown repositories: "
+        output.warn(f"{plural(receipt.pending_letters, 'letter')} wait in the spool for unknown repositories: "
                     f"{', '.join(receipt.pending)} (m1nd roster add PATH)")
 
 
