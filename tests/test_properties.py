@@ -268,6 +268,9 @@ class World:
             os.makedirs(d)
         with open(os.path.join(self.home, "roster.json"), "wb") as fh:
             fh.write(orjson.dumps({"roots": [self.a, os.path.join(self.dir, "gone", "repo-gone")]}))
+        self.with_b = True
+        self.twin_a = os.path.join(self.dir, "other", "repo-a")  # a second "repo-a": ambiguous when present
+        self.with_twin = False
         self.ids: list[str] = []
         self.raws: list[bytes] = []
         self.dest: dict[str, str] = {}
@@ -327,7 +330,8 @@ class World:
         return raw
 
     def run(self):
-        return open_run(home=self.home, spool=self.spool, extra_roots=[self.b], cwd=self.dir)
+        extra = ([self.b] if self.with_b else []) + ([self.twin_a] if self.with_twin else [])
+        return open_run(home=self.home, spool=self.spool, extra_roots=extra, cwd=self.dir)
 
     def state(self) -> str:
         return os.path.join(self.home, "state")
@@ -484,8 +488,8 @@ def test_distributing_never_changes_what_the_sweep_shows(tmp_path, inp):
         {k: v for k, v in before.items() if k != "distribution"}
 
 
-OPS = st.lists(st.sampled_from(["distribute", "sweep", "peek", "forget", "more", "git", "torn", "lose"]),
-               min_size=1, max_size=7)
+OPS = st.lists(st.sampled_from(["distribute", "sweep", "peek", "forget", "more", "git", "torn", "lose",
+                                 "toggle_b", "twin_a"]), min_size=1, max_size=8)
 
 
 def without_appended(doc: dict) -> dict:
@@ -496,7 +500,7 @@ def without_appended(doc: dict) -> dict:
 
 
 @HEAVY
-@given(inp=worlds_input(), ops=OPS, extra=st.lists(specs, min_size=7, max_size=7))
+@given(inp=worlds_input(), ops=OPS, extra=st.lists(specs, min_size=8, max_size=8))
 def test_the_document_never_depends_on_what_earlier_runs_left_in_state(tmp_path, inp, ops, extra):
     w = build(tmp_path, inp)
     backup = os.path.join(w.dir, "..", os.path.basename(w.dir) + "-state-backup")
@@ -516,6 +520,13 @@ def test_the_document_never_depends_on_what_earlier_runs_left_in_state(tmp_path,
             continue
         if op == "forget":
             shutil.rmtree(w.state(), ignore_errors=True)
+            continue
+        if op == "toggle_b":  # repo-b stops (or starts again) being a root of the run
+            w.with_b = not w.with_b
+            continue
+        if op == "twin_a":  # a second reachable "repo-a" makes the name ambiguous, or stops doing so
+            os.makedirs(w.twin_a, exist_ok=True)
+            w.with_twin = not w.with_twin
             continue
         if op == "more":
             w.add_to_spool(extra[n])

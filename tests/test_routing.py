@@ -431,3 +431,12 @@ def test_a_field_of_only_slashes_waits_under_the_empty_name(home, tmp_path):
     rs = law(home, roster=[a])
     assert route_of(rs, repo="/") == (PENDING, "")
     assert route_of(rs, repo="//") == (PENDING, "")
+
+
+def test_unreachable_lists_sorted_unique_labels_of_roots_that_are_not_directories(cli, tmp_path):
+    gone = [tmp_path / "x" / "repo-q", tmp_path / "y" / "repo-q", tmp_path / "x" / "Repo-C"]
+    args = []
+    for path in gone:
+        args += ["--root", str(path)]
+    doc = cli("--inbox-sweep", "--no-distribute", *args).json
+    assert doc["unreachable"] == ["Repo-C", "repo-q"]
