@@ -208,11 +208,15 @@ class _Pass:
         if state is not None and state.mark is not None and spool_unchanged(state.mark, self.fd):
             self.state = state
             self.kept_locations = state.locations
-            if state.roots == self.digest or self.reroute():
+            if (state.roots == self.digest or self.reroute()) and self.routes_known():
                 self.refile_lost_boxes()
                 return
         self.state = State(roots=self.digest)
         self.kept_locations = 0
+
+    def routes_known(self) -> bool:
+        """Every saved project route names a root of this run (else: rescan)."""
+        return all(p.route[2:] in self.boxes_by_root for p in self.state.pairs if p.route.startswith("p\0"))
 
     def refile_lost_boxes(self) -> None:
         """A box deleted or emptied outside m1nd (`git clean`, `rm`) gets its letters
