@@ -345,20 +345,23 @@ def test_a_box_replaced_by_a_new_file_is_read_again_before_appending(cli, spool_
 
 
 def test_a_box_rewritten_in_place_is_read_again_before_appending(cli, spool_path, two_repos):
+    # Same inode, same size, a line far from the end changed (an editor, a tool
+    # rewriting the file in place): the box now holds a letter no index has seen.
     a, _ = two_repos
     filler = [b'{"repo":"repo-a","what":"filler %04d"}' % i for i in range(400)]
     write_spool(spool_path, filler)
     assert cli("distribute").code == 0
     data = box_of(a).read_bytes()
     assert len(data) > 8192
-    swapped = data.replace(filler[0], b'{"repo":"repo-a","what":"change 0000"}')
+    arrived = b'{"repo":"repo-a","what":"change 0000"}'
+    swapped = data.replace(filler[0], arrived)
     assert len(swapped) == len(data) and swapped != data
-    with open(box_of(a), "r+b") as fh:  # same inode, same size, an early line changed
+    with open(box_of(a), "r+b") as fh:
         fh.write(swapped)
-    write_spool(spool_path, [filler[0]])
+    write_spool(spool_path, [arrived])
     assert cli("distribute").code == 0
     lines = box_of(a).read_bytes().split(b"\n")
-    assert lines.count(filler[0]) == 1
+    assert lines.count(arrived) == 1, "a letter already in the box was appended again"
 
 
 def test_a_deleted_box_is_filled_again_by_the_next_distribute(cli, spool_path, two_repos):
