@@ -496,14 +496,26 @@ def _readme_code(readme: Path) -> list[str]:
 
 
 def readme_invocations(readme: Path = REPO_ROOT / "README.md") -> list[list[str]]:
-    """The words after `m1nd` of every invocation in README code (prompts and `cd x &&` skipped)."""
+    """The words after `m1nd` of every invocation in README code (prompts and `cd x &&` skipped).
+
+    In a Markdown table a code span writes alternatives with an escaped pipe
+    (`m1nd roster add\\|remove\\|list`): each alternative counts as its own invocation.
+    """
     found = []
     for piece in _readme_code(readme):
+        piece = piece.replace("\\|", "\0")
         for segment in re.split(r"&&|\|\||[|;]", piece):
             segment = segment.strip()
             segment = re.sub(r"^\$\s+", "", segment)
-            if segment.startswith("m1nd "):
-                found.append(segment.split()[1:])
+            if not segment.startswith("m1nd "):
+                continue
+            words = segment.split()[1:]
+            firsts = words[0].split("\0") if words else [""]
+            seconds = words[1].split("\0") if len(words) > 1 else [None]
+            for first in firsts:
+                for second in seconds:
+                    alt = [first] + ([second] if second is not None else []) + [w.replace("\0", "|") for w in words[2:]]
+                    found.append(alt)
     return found
 
 
@@ -515,9 +527,9 @@ def _documents() -> list[Path]:
     return [REPO_ROOT / "README.md"] + sorted((REPO_ROOT / "docs").glob("**/*.md"))
 
 
-@pytest.mark.parametrize("document", _documents(), ids=lambda p: str(p.relative_to(REPO_ROOT)))
-def test_every_documented_command_exists(document):
-    """Each `m1nd WORD` in the README's (and docs') code is a real command or a top-level flag."""
+def unknown_commands(document: Path) -> list[str]:
+    """The invocations in a document's code whose command (or group subcommand, or
+    top-level flag) does not exist."""
     from typer.main import get_command
 
     from m1nd.cli.app import app
@@ -542,7 +554,20 @@ def test_every_documented_command_exists(document):
         if hasattr(cmd, "commands") and sub and not sub.startswith("-") and not _is_placeholder(sub):
             if sub not in cmd.commands:
                 missing.append(f"m1nd {first} {sub}: no such subcommand")
-    assert missing == []
+    return missing
+
+
+@pytest.mark.parametrize("document", _documents(), ids=lambda p: str(p.relative_to(REPO_ROOT)))
+def test_every_documented_command_exists(document):
+    """Each `m1nd WORD` in the README's (and docs') code is a real command or a top-level flag."""
+    assert unknown_commands(document) == []
+
+
+def test_an_unknown_documented_command_is_caught(tmp_path):
+    doc = tmp_path / "README.md"
+    doc.write_text("Run `m1nd frobnicate`, `m1nd roster purge`, `m1nd --colour` and `m1nd sweep --json`.\n")
+    assert unknown_commands(doc) == ["m1nd frobnicate: no such command", "m1nd roster purge: no such subcommand",
+                                     "m1nd --colour: not a top-level flag"]
 
 
 def test_readme_parser_finds_invocations(tmp_path):
@@ -550,10 +575,11 @@ def test_readme_parser_finds_invocations(tmp_path):
     sample = (
         "Run `m1nd sweep` or `m1nd --inbox-sweep`. m1nd is prose, not a command.\n\n"
         "```sh\n$ m1nd roster add ~/src/repo-a\ncd repo-a && m1nd write --what x\npython -m m1nd --version\n```\n"
+        "\n| command | what |\n|---|---|\n| `m1nd roster add\\|remove` | roots |\n"
     )
     (tmp_path / "README.md").write_text(sample, encoding="utf-8")
     assert readme_invocations(tmp_path / "README.md") == [["roster", "add", "~/src/repo-a"], ["write", "--what", "x"], ["sweep"],
-                                    ["--inbox-sweep"]]
+                                    ["--inbox-sweep"], ["roster", "add"], ["roster", "remove"]]
 
 
 # ----------------------------------------------------------------------------- doctor
