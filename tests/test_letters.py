@@ -355,3 +355,11 @@ def test_mission_letters_are_left_out_of_the_box_view_and_its_counts(cli, spool_
     assert [l["what"] for l in view["letters"]] == ["a finding"]
     assert view["counts"]["open"] == 1
     assert sum(view["counts"][s] for s in ("wet_ink", "in_flight", "fired_clay", "external")) == 1
+
+
+def test_the_human_sweep_warns_about_malformed_spool_lines_on_stderr(cli, spool_path):
+    write_spool(spool_path, [{"repo": "all", "what": "ok"}, b"not json", b'{"repo":null}'])
+    result = cli("sweep")
+    assert result.code == 0
+    assert "malformed" in result.stderr and "2, 3" in result.stderr
+    assert "malformed" not in result.stdout
