@@ -163,7 +163,8 @@ def test_private_keeps_the_box_local(cli, repo):
     assert (repo / ".m1nd" / ".gitignore").read_bytes() == b"inbox.jsonl\n"
     assert ignored(repo)
     assert not (repo / ".gitattributes").exists()
-    assert result.json["warning"] == ""
+    assert result.json["warning"] == "" and result.json["next"] == ""
+    assert "the box stays on this machine" in cli("init", "--private", str(repo)).stdout
     # consent, then back to private
     cli("init", str(repo))
     assert not ignored(repo)

@@ -36,8 +36,10 @@ def init(
         output.emit_text(f"  {mark[step.status]} {step.message}")
     if result.next_command:
         output.emit_text(f"next: {result.next_command}")
+    elif private:
+        output.emit_text("next: nothing to commit: the box stays on this machine")
     else:
-        output.emit_text("next: nothing to commit" + ("" if private else ": the box and .gitattributes are committed"))
+        output.emit_text("next: nothing to commit: the box and .gitattributes are committed")
     if result.warning:
         output.warn(result.warning)
 

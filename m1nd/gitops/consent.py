@@ -177,15 +177,15 @@ def ensure_attribute(root: str) -> Step:
     return Step("gitattributes", DONE, f"added `{ATTRIBUTE_LINE}` to .gitattributes")
 
 
-def _next_command(root: str, private: bool, cwd: str) -> str:
-    paths = [".m1nd/.gitignore"] if private else [".m1nd", ".gitattributes"]
+def _next_command(root: str, cwd: str) -> str:
+    """What to commit so the box travels, or "" when it is all committed already."""
+    paths = [".m1nd", ".gitattributes"]
     res = gitcmd.git(["status", "--porcelain", "--untracked-files=all", "--", *paths], root)
     if res.ok and not res.out.strip():
         return ""
     here = os.path.realpath(cwd) == os.path.realpath(root)
     git = "git" if here else f"git -C {shlex.quote(root)}"
-    message = "m1nd: keep this clone's box local" if private else "m1nd: the box travels with the code"
-    return f"{git} add {' '.join(paths)} && {git} commit -m {shlex.quote(message)}"
+    return f"{git} add {' '.join(paths)} && {git} commit -m 'm1nd: the box travels with the code'"
 
 
 def init(path: str, paths: Paths, private: bool = False, cwd: str | None = None) -> InitResult:
@@ -214,7 +214,7 @@ def init(path: str, paths: Paths, private: bool = False, cwd: str | None = None)
         steps.append(ensure_attribute(root))
     steps.append(ensure_merge_driver(root))
 
-    result.next_command = _next_command(root, private, cwd or os.getcwd())
-    if not private:
+    if not private:  # a private box has nothing to commit
+        result.next_command = _next_command(root, cwd or os.getcwd())
         result.warning = PUBLISH_WARNING
     return result
