@@ -203,10 +203,6 @@ class HooksChange:
     actions: tuple[Action, ...]
     notes: tuple[str, ...] = ()
 
-    @property
-    def changed(self) -> bool:
-        return any(a.action not in ("unchanged", "left", "absent") for a in self.actions)
-
     def as_json(self) -> dict:
         return {"root": self.root, "hooks_dir": self.hooks_dir,
                 "actions": [a.as_json() for a in self.actions], "notes": list(self.notes)}
