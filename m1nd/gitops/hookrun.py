@@ -139,6 +139,8 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
     from m1nd.run import open_run
 
     lines: list[str] = []
+    if _predates_consent():
+        return ""
     try:
         run = open_run()
         receipt = distribute(run)
@@ -155,6 +157,22 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
         except M1ndError as exc:
             lines.append(f"m1nd: warning: the {name} hook: {_one_line(exc)}")
     return "".join(line + "\n" for line in lines)
+
+
+def _predates_consent() -> bool:
+    """A checkout of a consented repository from before its consent (an old tag, a
+    bisect step): its tree has no `.m1nd/.gitignore`, yet this clone configured the
+    merge driver.  Filing here would create an untracked `.m1nd/.gitignore` that makes
+    git refuse to switch back ("untracked working tree files would be overwritten"),
+    so the hook files nothing; the next hook in a consented checkout catches up."""
+    from m1nd.routing import find_bound_root
+
+    root = find_bound_root()
+    if root is None or os.path.lexists(os.path.join(root, ".m1nd", ".gitignore")):
+        return False
+    from m1nd.gitops import gitcmd
+
+    return gitcmd.config_get(root, "merge.m1nd-inbox.driver") is not None
 
 
 def open_letters_line(label: str, open_count: int, new: int) -> str:

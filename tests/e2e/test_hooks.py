@@ -477,3 +477,23 @@ def id_of(raw: bytes) -> bytes:
     from m1nd.letters import letter_id
 
     return letter_id(raw).encode()
+
+
+def test_a_checkout_from_before_consent_is_left_alone(repo, cli, spool_path):
+    """Filing into a checkout that predates consent would create an untracked
+    .m1nd/.gitignore, and git would then refuse to switch back (think git bisect)."""
+    git(repo, "branch", "before-consent")
+    cli("init", str(repo))
+    cli("hooks", "install", str(repo))
+    write_spool(spool_path, [letter("one")])
+    cli("distribute", cwd=repo)
+    git(repo, "add", ".m1nd", ".gitattributes")
+    git(repo, "commit", "-qm", "consent")
+    write_spool(spool_path, [letter("two")])
+    done = git(repo, "checkout", "-q", "before-consent")
+    assert done.stderr == ""
+    assert not (repo / ".m1nd").exists()
+    back = git(repo, "checkout", "-q", "main", check=False)
+    assert back.returncode == 0, back.stderr
+    assert len(box_lines(repo)) == 2, "back in a consented checkout, the hook caught up"
+    assert "repo-a has 2 open letters (1 new)" in back.stderr
