@@ -90,8 +90,8 @@ def test_an_empty_existing_gitignore_stays_empty(cli, spool_path, two_repos):
     assert (a / ".m1nd" / ".gitignore").read_bytes() == b""
 
 
-def test_a_gitignore_deleted_after_birth_is_not_written_again_while_the_box_exists(cli, spool_path, two_repos):
-    # Birth happens once; the .gitignore is only written "when none exists" at filing time.
+def test_a_gitignore_emptied_after_birth_is_left_empty_by_later_filing(cli, spool_path, two_repos):
+    # An existing .gitignore, whatever it holds, is never rewritten by filing.
     a, _ = two_repos
     write_spool(spool_path, [A1])
     assert cli("distribute").code == 0
