@@ -103,7 +103,8 @@ def append(box: Box, ids: list[str], raws: list[bytes], lock_dir: str, index: Bo
     caller fsyncs (once per run, see `sync`).  Returns how many letters were
     appended; raises Refused for a refused box.
     """
-    with lock_for(lock_dir, "box", box.path):
+    # Keyed by the real path: two spellings of one box (a symlinked root) share a lock.
+    with lock_for(lock_dir, "box", os.path.realpath(box.path)):
         reason = refusal(box)
         if reason:
             raise Refused(reason)
