@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 
+from m1nd.boxes import project_box, refusal
 from m1nd.gitops import gitcmd
 
 OK, WARN = "ok", "warn"
@@ -52,7 +53,10 @@ def box_state(root_path: str) -> str:
 def consent_check(run):
     states, warnings, fix = [], False, ""
     for root in run.roots.reachable:
-        if not os.path.isdir(root.box_dir):
+        if not os.path.lexists(root.box_dir):
+            continue
+        if refusal(project_box(root)):  # git will not look through a symlink either
+            states.append(f"{root.label}: refused (see the boxes check)")
             continue
         state = box_state(root.path)
         if state == "ignored-but-tracked":
@@ -113,7 +117,12 @@ def git_check(run):
         return _check("git", OK, "no git repositories among the roots")
     notes, fix, status = [], "", OK
     for root in roots:
-        box = f"box {box_state(root.path)}" if os.path.isdir(root.box_dir) else "no box yet"
+        if refusal(project_box(root)):
+            box = "box refused"
+        elif os.path.isdir(root.box_dir):
+            box = f"box {box_state(root.path)}"
+        else:
+            box = "no box yet"
         driver, driver_ok = _driver_state(root.path)
         hooks_text, hooks_ok = _hooks_state(root.path)
         notes.append(f"{root.label}: {box}; {driver}; {hooks_text}")
