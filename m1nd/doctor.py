@@ -15,6 +15,7 @@ from m1nd.letters import FileRead, read_file
 from m1nd.routing import MEDULLA
 from m1nd.run import Run
 from m1nd.secrets import likely_secret
+from m1nd.words import plural
 from m1nd.sweep import MISDELIVERY
 
 SCHEMA = "m1nd-doctor-v0"
@@ -89,7 +90,7 @@ def _spool_check(run: Run, spool: FileRead | None, error: str | None) -> Check:
     problems = []
     if spool.malformed:
         problems.append(
-            f"{len(spool.malformed)} malformed {'lines' if len(spool.malformed) > 1 else 'line'} "
+            f"{plural(len(spool.malformed), 'malformed line')} "
             f"({_lines_named(spool.malformed)}) are skipped, never filed"
         )
     if spool.unfinished_tail:
@@ -98,7 +99,7 @@ def _spool_check(run: Run, spool: FileRead | None, error: str | None) -> Check:
         return Check("spool", WARN, f"{run.paths.spool}: " + "; ".join(problems))
     if not os.path.exists(run.paths.spool):
         return Check("spool", OK, f"no spool yet at {run.paths.spool}")
-    return Check("spool", OK, f"{len(spool.letters)} letters in {run.paths.spool}")
+    return Check("spool", OK, f"{plural(len(spool.letters), 'letter')} in {run.paths.spool}")
 
 
 def _conflict_lines(path: str) -> list[int]:
@@ -138,7 +139,7 @@ def _boxes_check(run: Run) -> Check:
                      "replace the symlink or odd file with a real one, then: m1nd distribute")
     if warnings:
         return Check("boxes", WARN, "; ".join(warnings))
-    return Check("boxes", OK, f"{read} boxes parse")
+    return Check("boxes", OK, f"{plural(read, 'box', 'boxes')} {'parses' if read == 1 else 'parse'}")
 
 
 def _roster_check(run: Run) -> Check:
@@ -151,14 +152,14 @@ def _roster_check(run: Run) -> Check:
         fix = fix or f"m1nd roster remove {shlex.quote(roots[-1].path)}"
     if notes:
         return Check("roster", WARN, "; ".join(notes), fix)
-    return Check("roster", OK, f"{len(run.roots.roots)} roots, all reachable, labels unique")
+    return Check("roster", OK, f"{plural(len(run.roots.roots), 'root')}, all reachable, labels unique")
 
 
 def _pending_check(pending: tuple[str, ...], count: int) -> Check:
     if not pending:
         return Check("pending", OK, "no letter waits for an unknown repository")
     names = ", ".join(pending)
-    return Check("pending", WARN, f"{count} letters wait in the spool for: {names}",
+    return Check("pending", WARN, f"{plural(count, 'letter')} {'waits' if count == 1 else 'wait'} in the spool for: {names}",
                  "m1nd roster add PATH-OF-REPO")
 
 
@@ -187,11 +188,11 @@ def _held_check(run: Run, spool: FileRead | None) -> Check:
     named = "; ".join(f"line {n} (id {lid}, {kind})" for n, lid, kind in held[:5])
     more = f" and {len(held) - 5} more" if len(held) > 5 else ""
     if not waiting:
-        return Check("held", OK, f"{len(held)} held letters, all replaced: {named}{more}")
+        return Check("held", OK, f"{plural(len(held), 'held letter')}, all replaced: {named}{more}")
     n, lid, _ = waiting[0]
     return Check(
         "held", WARN,
-        f"{len(held)} letters carry a likely secret and are never filed into a project box: {named}{more}",
+        f"{plural(len(held), 'letter')} with a likely secret, never filed into a project box: {named}{more}",
         f"m1nd write --what 'REDACTED VERSION' [same --repo/--class] && "
         f"m1nd answer {lid} --what 'replaced by a redacted letter'",
     )

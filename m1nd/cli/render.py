@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from m1nd.cli import output
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, count_states
+from m1nd.words import plural
 
 STATE_LABEL = {"wet_ink": "open", IN_FLIGHT: "in flight", FIRED_CLAY: "answered", EXTERNAL: "external"}
 
@@ -18,10 +19,6 @@ def _table(title: str | None = None):
     from rich.table import Table
 
     return Table(title=title, box=rich_box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def receipt_line(receipt) -> None:
@@ -61,7 +58,7 @@ def sweep_view(result, receipt, run) -> None:
     open_letters = [l for l in letters.values() if graph.state(l) in OPEN_STATES]
     open_letters.sort(key=lambda l: (l.ts, l.id), reverse=True)
     doc = result.doc
-    con.print(f"{doc['total']} letters, {doc['open']} open, {doc['misdelivery']} misdelivered")
+    con.print(f"{plural(doc['total'], 'letter')}, {doc['open']} open, {doc['misdelivery']} misdelivered")
     if open_letters:
         table = _table("Open letters, newest first")
         for col in ("ts", "box", "state", "agent", "class", "what", "id"):
@@ -72,11 +69,11 @@ def sweep_view(result, receipt, run) -> None:
         con.print(table)
 
     if result.spool_malformed:
-        output.warn(f"spool has {len(result.spool_malformed)} malformed lines "
+        output.warn(f"spool has {plural(len(result.spool_malformed), 'malformed line')} "
                     f"(first: {', '.join(map(str, result.spool_malformed[:5]))}); m1nd doctor names them")
     for read in result.boxes:
         if read.malformed:
-            output.warn(f"box {read.box.label} has {len(read.malformed)} malformed lines "
+            output.warn(f"box {read.box.label} has {plural(len(read.malformed), 'malformed line')} "
                         f"(first: {', '.join(map(str, read.malformed[:5]))})")
     for label in doc["unreachable"]:
         output.warn(f"box {label} is unreachable (its root is not a directory here)")
@@ -99,7 +96,7 @@ def box_view(view) -> None:
             table.add_row(v["ts"], STATE_LABEL[v["state"]], v["agent"], v["class"], shorten(v["what"]), v["id"])
         con.print(table)
     if view.malformed:
-        output.warn(f"box {view.box.label} has {len(view.malformed)} malformed lines "
+        output.warn(f"box {view.box.label} has {plural(len(view.malformed), 'malformed line')} "
                     f"(first: {', '.join(map(str, view.malformed[:5]))})")
 
 
@@ -117,5 +114,5 @@ def doctor_view(report) -> None:
         con.print("mailbox: unavailable (the spool cannot be read)")
     else:
         pending = ", ".join(m["pending_distribution"]) or "none"
-        con.print(f"mailbox: {m['spool_letters']} spool letters; {m['memory_misdelivery']} misdelivered "
+        con.print(f"mailbox: {plural(m['spool_letters'], 'spool letter')}; {m['memory_misdelivery']} misdelivered "
                   f"({m['confusion_rate_7d']} in the last 7 days); pending: {pending}")
