@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -37,6 +38,19 @@ FLUSH_BYTES = 16 << 20  # buffered letter bytes before the batches are written o
 PROGRESS_EVERY = 1 << 16  # lines between progress callbacks
 
 Progress = Callable[[int, int], None]
+
+
+@contextmanager
+def _naming(path: str | None):
+    """Name the file an OSError was about: a call on a descriptor (write, fsync)
+    fails with no file name, and "No space left on device" alone does not say
+    where.  (An atomic rewrite fails naming its temp file: the file meant is `path`.)"""
+    try:
+        yield
+    except OSError as exc:
+        if path:
+            exc.filename, exc.filename2 = path, None
+        raise
 
 
 @dataclass(frozen=True)
@@ -166,9 +180,11 @@ class _Filer:
             if batch.index.problem:
                 notes.append(batch.index.problem)
             if batch.appended:
-                boxes.sync(batch.box.path)
+                with _naming(batch.box.path):
+                    boxes.sync(batch.box.path)
             if not batch.problem:
-                batch.index.save()
+                with _naming(batch.index.file):
+                    batch.index.save()
         return notes
 
     def appended_by_box(self) -> tuple[tuple[str, int], ...]:
@@ -360,9 +376,11 @@ class _Pass:
         head, tail = edge_hashes(self.fd, offset)
         st = os.fstat(self.fd)
         self.state.mark = SpoolMark(st.st_dev, st.st_ino, offset, lines, head, tail)
-        self.store.append_locations(self.kept_locations, self.records)
+        with _naming(self.store.log):
+            self.store.append_locations(self.kept_locations, self.records)
         self.state.locations = self.kept_locations + len(self.records) // LOCATION.size
-        self.store.save(self.state)
+        with _naming(self.store.json):
+            self.store.save(self.state)
 
     def _receipt(self, filer: _Filer, problems, tail_counts, unfinished: int | None) -> Receipt:
         total = to_project = to_medulla = pending_letters = held = 0
@@ -430,4 +448,5 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None) -
                 one.start()
                 return one.run_pass(fh)
         except OSError as exc:
-            raise M1ndError(f"distribution failed: {exc.strerror or exc}") from None
+            where = f"{exc.filename}: " if exc.filename else ""  # one line that says where
+            raise M1ndError(f"distribution failed: {where}{exc.strerror or exc}") from None
