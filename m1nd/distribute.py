@@ -211,6 +211,7 @@ class _Pass:
         self.medulla = run.medulla
         self.digest = roots_digest(run)
         self.moved: set[int] = set()  # pairs whose letters are filed again from their locations
+        self.refile: list[tuple[int, bytes]] = []  # (pair, raw) of those letters, checked (read_moved)
 
     # -- state -----------------------------------------------------------------
     def start(self) -> None:
@@ -226,9 +227,11 @@ class _Pass:
             self.kept_locations = state.locations
             if (state.roots == self.digest or self.reroute()) and self.routes_known():
                 self.refile_lost_boxes()
-                return
+                if self.read_moved():
+                    return
         self.state = State(roots=self.digest)
         self.kept_locations = 0
+        self.moved, self.refile = set(), []
 
     def routes_known(self) -> bool:
         """Every saved project route names a root of this run (else: rescan)."""
@@ -343,12 +346,40 @@ class _Pass:
             progress(size, size)
         return self._receipt(filer, problems, tail_counts, tail[1] if tail and tail_counts is None else None)
 
+    def read_moved(self) -> bool:
+        """Read back the letters of the moved pairs from their logged locations.
+
+        The location log carries no checksum, so each record is checked against the
+        spool before anything is filed: it must point at one whole line that is a
+        letter of its own pair.  A record that does not (a log corrupted or left by
+        another state) would file garbage, or another pair's letter, into a box: the
+        log is reported and the spool rescanned instead.  False means: rescan.
+        """
+        self.refile = []
+        if not self.moved or self.store is None:
+            return True
+        size = os.fstat(self.fd).st_size
+        try:
+            records = self.store.locations_of(self.moved, self.kept_locations)
+        except OSError as exc:
+            self.notes.append(f"distribution state {self.store.log} unreadable ({exc.strerror}): rescanned the spool")
+            return False
+        pairs = self.state.pairs
+        for i, start, length in records:
+            before = 1 if start else 0
+            data = os.pread(self.fd, length + before + 2, start - before) if start + length < size else b""
+            raw = data[before:before + length]
+            end = data[before + length:]
+            obj = load(raw) if len(raw) == length and raw.strip() else None
+            whole = (not before or data[:1] == b"\n") and (end[:1] == b"\n" or end[:2] == b"\r\n")
+            if obj is None or not whole or (obj.get("brain", ""), obj.get("repo", "")) != (pairs[i].brain, pairs[i].repo):
+                self.notes.append(f"distribution state {self.store.log} does not match the spool: rescanned the spool")
+                return False
+            self.refile.append((i, raw))
+        return True
+
     def _refile_moved(self, filer: _Filer) -> None:
-        moved = self.moved
-        if not moved or self.store is None:
-            return
-        for i, start, length in self.store.locations_of(moved, self.kept_locations):
-            raw = os.pread(self.fd, length, start)
+        for i, raw in self.refile:
             _, box = self.route_of(self.state.pairs[i])
             filer.add(box, hashlib.sha256(raw).hexdigest()[:12], raw, -1)
 
