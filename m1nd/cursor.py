@@ -25,7 +25,7 @@ import orjson
 from m1nd.fsutil import atomic_write
 from m1nd.paths import ensure_dir
 
-VERSION = 1
+VERSION = 2  # 2: distribute.json carries a checksum
 EDGE = 4096
 LOCATION = struct.Struct("<IQI")  # pair index, offset, length
 MALFORMED_KEPT = 1000
@@ -83,6 +83,10 @@ def spool_unchanged(mark: SpoolMark, fd: int) -> bool:
     return edge_hashes(fd, mark.offset) == (mark.head, mark.tail)
 
 
+def _checksum(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()[:16]
+
+
 class Store:
     """Reads and writes the cursor files in one state directory."""
 
@@ -103,7 +107,11 @@ class Store:
         try:
             doc = orjson.loads(data)
             if doc["v"] != VERSION:
-                raise ValueError("version")
+                raise StateCorrupt(f"{self.json} was written by another version")
+            # A file that still parses may have been changed all the same (an edit, a
+            # flipped bit in a count): taken as it says, it would skew every receipt.
+            if doc.pop("sum") != _checksum(orjson.dumps(doc)):
+                raise ValueError("checksum mismatch")
             mark = SpoolMark(**doc["mark"]) if doc["mark"] is not None else None
             pairs = [Pair(b, r, route, int(c), int(h)) for b, r, route, c, h in doc["pairs"]]
             state = State(mark, str(doc["roots"]), pairs, [int(n) for n in doc["malformed"]],
@@ -129,6 +137,7 @@ class Store:
             "malformed_count": state.malformed_count,
             "locations": state.locations,
         }
+        doc["sum"] = _checksum(orjson.dumps(doc))
         atomic_write(self.json, orjson.dumps(doc))
 
     def append_locations(self, kept: int, records: bytearray) -> None:
