@@ -673,3 +673,113 @@ def test_m1nd_write_on_a_full_disk_gives_one_error_line_and_at_most_one_fragment
     one_error_line(done, str(world.spool), "No space left")
     lines = split_lines(world.spool.read_bytes())
     assert [l for l in lines if l.obj is None] in ([], [lines[-1]])
+
+
+# --- state under <home>/state/ deleted or corrupted --------------------------------------
+
+SECRET = b"hunter22"
+
+
+def held_ids(world: World) -> set[str]:
+    """Letters carrying the one likely secret these tests write (held from project boxes)."""
+    data = world.spool.read_bytes() if world.spool.exists() else b""
+    return {sha12(l.raw) for l in spool_letters(data) if SECRET in l.raw}
+
+
+def with_held(world: World, count: int, start: int, at: int) -> None:
+    """`count` letters, the one at index `at` carrying a likely secret for repo-a."""
+    raws = [letter(DESTS[n % len(DESTS)], n) for n in range(start, start + count)]
+    raws[at] = letter("repo-a", start + at, what="staging login failed: password=hunter22 was rejected")
+    append_spool(world.spool, raws)
+
+
+def _rewrite_json(state: Path, change) -> None:
+    doc = orjson.loads((state / "distribute.json").read_bytes())
+    change(doc)
+    (state / "distribute.json").write_bytes(orjson.dumps(doc))
+
+
+def _bump_a_count(doc) -> None:
+    doc["pairs"][0][3] += 3
+
+
+def _route_pending_to_medulla(doc) -> None:
+    pair = next(p for p in doc["pairs"] if p[2].startswith("n\0"))
+    pair[2] = "m"
+
+
+def _scramble_locations(state: Path) -> None:
+    log = state / "spool-locations.bin"
+    data = log.read_bytes()
+    records = [data[i:i + 16] for i in range(0, len(data), 16)]
+    assert len(data) % 16 == 0 and records
+    # Same length, same pair numbers, every offset moved a few bytes into its line.
+    out = b"".join(r[:4] + (int.from_bytes(r[4:12], "little") + 7).to_bytes(8, "little") + r[12:] for r in records)
+    log.write_bytes(out)
+
+
+def _for_each_index(change):
+    def run(state: Path) -> None:
+        found = sorted((state / "boxes").glob("*.idx"))
+        assert found
+        for idx in found:
+            idx.write_bytes(change(idx.read_bytes()))
+    return run
+
+
+GARBAGE = bytes(random.Random(7).randrange(256) for _ in range(300))
+
+# (name, corruption of the state directory, delete repo-a's box too, the file the warning names)
+CORRUPTIONS = [
+    ("cursor: garbage bytes", lambda s: (s / "distribute.json").write_bytes(GARBAGE), False, "distribute.json"),
+    ("cursor: truncated", lambda s: (s / "distribute.json").write_bytes((s / "distribute.json").read_bytes()[:90]),
+     False, "distribute.json"),
+    ("cursor: empty", lambda s: (s / "distribute.json").write_bytes(b""), False, "distribute.json"),
+    ("cursor: a count changed, still valid JSON", lambda s: _rewrite_json(s, _bump_a_count), False,
+     "distribute.json"),
+    ("cursor: a route changed, still valid JSON", lambda s: _rewrite_json(s, _route_pending_to_medulla), False,
+     "distribute.json"),
+    ("location log: truncated", lambda s: (s / "spool-locations.bin").write_bytes(
+        (s / "spool-locations.bin").read_bytes()[:-5]), False, "spool-locations.bin"),
+    ("location log: deleted", lambda s: (s / "spool-locations.bin").unlink(), False, "spool-locations.bin"),
+    ("location log: scrambled, then a box to refill", _scramble_locations, True, "spool-locations.bin"),
+    ("box index: garbage bytes", _for_each_index(lambda b: GARBAGE), False, "boxes"),
+    ("box index: truncated", _for_each_index(lambda b: b[: len(b) // 2]), False, "boxes"),
+    ("box index: a bit flipped in the ids", _for_each_index(lambda b: b[:-3] + bytes([b[-3] ^ 1]) + b[-2:]), False,
+     "boxes"),
+    ("state directory deleted", lambda s: shutil.rmtree(s), False, None),
+    ("locks deleted", lambda s: shutil.rmtree(s / "locks"), False, None),
+    ("state deleted, and a box too", lambda s: shutil.rmtree(s), True, None),
+]
+
+
+@pytest.mark.parametrize("name, corrupt, delete_box, named", CORRUPTIONS, ids=[c[0] for c in CORRUPTIONS])
+def test_state_deleted_or_corrupted_the_next_run_prints_what_a_first_run_prints_and_says_so(
+    world, name, corrupt, delete_box, named
+):
+    with_held(world, 300, start=0, at=150)
+    assert world.run("distribute").code == 0
+    with_held(world, 60, start=300, at=30)  # new letters for every box, so every index is read
+    corrupt(world.home / "state")
+    if delete_box:
+        world.boxes["repo-a"].unlink()
+    expected = world.expected(held_ids(world))
+    reference = world.reference()
+
+    done = world.run("distribute", "--json")
+    no_traceback(done)
+    assert done.code == 0, done.err
+    assert without_appended(done.json) == without_appended(reference["distribution"])
+    if named is None:
+        assert done.err == ""
+    else:
+        # Reported, in one warning naming the file; never taken silently as empty.
+        warnings = done.err_lines
+        assert warnings and all(w.startswith("m1nd: warning: ") for w in warnings), done.err
+        assert any(named in w for w in warnings), done.err
+    assert_each_letter_once(world.boxes, expected)
+
+    sweep = world.run("--inbox-sweep")
+    assert sweep.code == 0 and sweep.err == "", sweep.err  # the state was rebuilt: nothing more to say
+    assert without_appended(sweep.json) == without_appended(reference)
+    assert sweep.json["distribution"]["appended"] == 0
