@@ -177,13 +177,23 @@ class RootSet:
         return best
 
 
+def _root_path(given: str) -> str:
+    """A root made absolute with `~` expanded.  A `~user` form naming no possible user
+    (an embedded NUL, say, from a hand-edited roster) is kept as written, made
+    absolute: an unreachable root, never a crash."""
+    try:
+        return absolute(given)
+    except ValueError:  # expanduser looks the user up: embedded NUL, unencodable name
+        return os.path.abspath(given).rstrip("/") or "/"
+
+
 def build_roots(bound: str | None, roster: list[str], extra: list[str], home: str) -> RootSet:
     """Roots in law order: bound root, roster, `--root`s; deduplicated by real path."""
     base = os.path.basename(absolute(bound)) if bound else ""
     seen: set[str] = set()
     roots: list[Root] = []
     for given in ([bound] if bound else []) + list(roster) + list(extra):
-        path = absolute(given)
+        path = _root_path(given)
         real = _realpath(path) or path
         if real in seen:
             continue

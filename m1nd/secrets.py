@@ -20,21 +20,51 @@ _MIN_RUN = 20
 _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 _RUN_TABLE = bytes(ord("a") if c in _TOKEN_CHARS else ord(" ") for c in range(256))
 _ASSIGN_WORDS = (b"password", b"passwd", b"secret", b"token")
+_WS = b" \t\n\r\x0b\x0c"
+
+# A token starts after a non-token character or after a JSON escape: in a letter's raw
+# bytes a multi-line snippet reads `...\nghp_...` and a quoted one `\u201cghp_...`, so
+# the byte before the token is a letter or a hex digit.
+_AFTER_ESCAPE = rb"|(?<=\\[nrtbf])|(?<=\\u[0-9A-Fa-f]{4})"
+
+
+def _start(not_after: bytes) -> bytes:
+    return rb"(?:(?<![" + not_after + rb"])" + _AFTER_ESCAPE + rb")"
+
+
+# Padding around `=`: whitespace, or a tab as JSON escapes it.
+_PAD = rb"(?:\s|\\t)*"
 
 _PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = (
     ("private key block", re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("cloud access key id", re.compile(rb"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")),
-    ("github token", re.compile(rb"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("gitlab token", re.compile(rb"(?<![A-Za-z0-9_])glpat-[A-Za-z0-9_\-]{20,}")),
-    ("slack token", re.compile(rb"(?<![A-Za-z0-9_])xox[baprs]-[A-Za-z0-9\-]{15,}")),
-    ("api secret key", re.compile(rb"(?<![A-Za-z0-9_\-])(?:sk-(?:[a-z]+-)?[A-Za-z0-9_\-]{20,}|[sr]k_live_[A-Za-z0-9]{20,})")),
-    ("google api key", re.compile(rb"(?<![A-Za-z0-9_])AIza[A-Za-z0-9_\-]{35}")),
+    ("cloud access key id", re.compile(_start(rb"A-Z0-9") + rb"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")),
+    ("github token", re.compile(_start(rb"A-Za-z0-9_") + rb"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("gitlab token", re.compile(_start(rb"A-Za-z0-9_") + rb"glpat-[A-Za-z0-9_\-]{20,}")),
+    ("slack token", re.compile(_start(rb"A-Za-z0-9_") + rb"xox[baprs]-[A-Za-z0-9\-]{15,}")),
+    ("api secret key", re.compile(_start(rb"A-Za-z0-9_\-") + rb"(?:sk-(?:[a-z]+-)?[A-Za-z0-9_\-]{20,}|[sr]k_live_[A-Za-z0-9]{20,})")),
+    ("google api key", re.compile(_start(rb"A-Za-z0-9_") + rb"AIza[A-Za-z0-9_\-]{35}")),
     # `password=hunter2`, `token = "abc123"`: a value that is not empty and not a
-    # placeholder such as <redacted>, ***, $VAR or ${VAR}.
+    # placeholder such as <redacted>, [REDACTED], (empty), {name}, ***, $VAR or ${VAR}
+    # (a value opening with a bracket is taken for a placeholder).
     ("credential assignment", re.compile(
-        rb"(?i)(?<![A-Za-z0-9])(?:password|passwd|secret|token)\s*=\s*(?:\\?[\"'])?"
-        rb"(?!\*|<|\$|\\?[\"']|redacted|xxx|\.\.\.)[^\s\"'\\,;&)]{3,}")),
+        rb"(?i)" + _start(rb"A-Za-z0-9") + rb"(?:password|passwd|secret|token)" + _PAD + rb"=" + _PAD
+        + rb"(?:\\?[\"'])?(?!\*|[<\[({]|\$|\\?[\"']|redacted|xxx|\.\.\.)[^\s\"'\\,;&)]{3,}")),
 )
+
+
+def _assignment_word_before(big: bytes, at: int) -> bool:
+    """Whether `password`, `passwd`, `secret` or `token` ends just before the `=` at
+    `at`, past any padding the credential pattern allows (however long)."""
+    end = at
+    while end > 0:
+        c = big[end - 1]
+        if c in _WS:
+            end -= 1
+        elif c == 0x74 and end >= 2 and big[end - 2] == 0x5C:  # `\t`
+            end -= 2
+        else:
+            break
+    return big[max(0, end - 8):end].lower().endswith(_ASSIGN_WORDS)
 
 
 def _kind(raw: bytes) -> str | None:
@@ -76,8 +106,7 @@ def held_in_batch(raws: list[bytes]) -> dict[int, str]:
         at = big.find(b"PRIVATE KEY", next_line_start(line))
     at = big.find(b"=")
     while at != -1:
-        before = big[max(0, at - 16):at].rstrip(b" \t").lower()
-        if before.endswith(_ASSIGN_WORDS):
+        if _assignment_word_before(big, at):
             candidates.add(line_at(at))
         at = big.find(b"=", at + 1)
 
