@@ -1,10 +1,10 @@
 """The distribution cursor: what the last run already read of the spool.
 
 Kept under `<home>/state/` so that a run reads only what is new:
-- `distribute.json`: the spool's identity (device, inode, hashes of its first and
-  last bytes before the offset), the offset and line count read so far, a digest of
-  the roots it was routed against, and per (brain, repo) pair its letter count,
-  held count and route;
+- `distribute.json`: the spool's identity (device, inode, and the size and mtime
+  it had when last read), checksums of the bytes read so far in chunks, the offset
+  and line count read so far, a digest of the roots it was routed against, and per
+  (brain, repo) pair its letter count, held count and route;
 - `spool-locations.bin`: where each letter sits in the spool (pair, offset,
   length), so that a roster change, or a box deleted outside m1nd, can have a
   pair's letters filed again without reading the whole spool.
@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from m1nd.boxindex import region_hashes
 from m1nd.fsutil import atomic_write
 from m1nd.paths import ensure_dir
 
-VERSION = 2  # 2: distribute.json carries a checksum
-EDGE = 4096
+VERSION = 3  # 2: distribute.json carries a checksum; 3: chunk checksums of the spool read
 LOCATION = struct.Struct("<IQI")  # pair index, offset, length
 MALFORMED_KEPT = 1000
 
@@ -50,8 +50,9 @@ class SpoolMark:
     ino: int
     offset: int
     lines: int
-    head: str
-    tail: str
+    size: int  # the spool's size and mtime when this mark was taken
+    mtime_ns: int
+    hashes: list[str]  # region_hashes of [0, offset)
 
 
 @dataclass
@@ -67,20 +68,30 @@ class State:
         return {(p.brain, p.repo): i for i, p in enumerate(self.pairs)}
 
 
-def edge_hashes(fd: int, offset: int) -> tuple[str, str]:
-    """Hashes of the first and the last EDGE bytes before `offset`."""
-    head = os.pread(fd, min(EDGE, offset), 0)
-    start = max(0, offset - EDGE)
-    tail = os.pread(fd, offset - start, start)
-    return hashlib.sha256(head).hexdigest()[:16], hashlib.sha256(tail).hexdigest()[:16]
+def mark_spool(fd: int, offset: int, lines: int, previous: SpoolMark | None) -> SpoolMark:
+    """The mark of a spool read up to `offset`; chunks `previous` already covered
+    (it was verified at the start of this run) are not read again."""
+    st = os.fstat(fd)
+    known, known_offset = (previous.hashes, previous.offset) if previous else (None, 0)
+    hashes = region_hashes(fd, offset, known, known_offset)
+    return SpoolMark(st.st_dev, st.st_ino, offset, lines, st.st_size, st.st_mtime_ns, hashes)
 
 
 def spool_unchanged(mark: SpoolMark, fd: int) -> bool:
-    """True when the spool is the same file, only ever appended to since `mark`."""
+    """True when the spool is the same file, only ever appended to since `mark`.
+
+    Untouched since (same size and mtime): one fstat.  Otherwise every byte already
+    read is checked against the chunk checksums: comparing only the first and last
+    bytes before the offset missed a letter rewritten in place in between (a held
+    letter's secret blotted out, same length), and the receipt then kept counting
+    the old letter, unlike a first run.
+    """
     st = os.fstat(fd)
     if (st.st_dev, st.st_ino) != (mark.dev, mark.ino) or st.st_size < mark.offset:
         return False
-    return edge_hashes(fd, mark.offset) == (mark.head, mark.tail)
+    if (st.st_size, st.st_mtime_ns) == (mark.size, mark.mtime_ns):
+        return True
+    return region_hashes(fd, mark.offset) == mark.hashes
 
 
 def _checksum(body: bytes) -> str:

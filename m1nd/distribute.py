@@ -25,7 +25,7 @@ import orjson
 from m1nd import boxes
 from m1nd.boxes import Box, project_box
 from m1nd.boxindex import BoxIndex
-from m1nd.cursor import LOCATION, MALFORMED_KEPT, Pair, SpoolMark, State, StateCorrupt, Store, edge_hashes, spool_unchanged
+from m1nd.cursor import LOCATION, MALFORMED_KEPT, Pair, State, StateCorrupt, Store, mark_spool, spool_unchanged
 from m1nd.errors import M1ndError
 from m1nd.fsutil import gc_paused, lock_for
 from m1nd.letters import iter_raw, load
@@ -404,9 +404,7 @@ class _Pass:
         return route.kind, held
 
     def _save(self, offset: int, lines: int) -> None:
-        head, tail = edge_hashes(self.fd, offset)
-        st = os.fstat(self.fd)
-        self.state.mark = SpoolMark(st.st_dev, st.st_ino, offset, lines, head, tail)
+        self.state.mark = mark_spool(self.fd, offset, lines, self.state.mark)
         with _naming(self.store.log):
             self.store.append_locations(self.kept_locations, self.records)
         self.state.locations = self.kept_locations + len(self.records) // LOCATION.size
