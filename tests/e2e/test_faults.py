@@ -783,3 +783,127 @@ def test_state_deleted_or_corrupted_the_next_run_prints_what_a_first_run_prints_
     assert sweep.code == 0 and sweep.err == "", sweep.err  # the state was rebuilt: nothing more to say
     assert without_appended(sweep.json) == without_appended(reference)
     assert sweep.json["distribution"]["appended"] == 0
+
+
+# --- the spool truncated, replaced, rotated or rewritten between runs -------------------
+
+
+def _lines(world: World) -> list[bytes]:
+    return world.spool.read_bytes().split(b"\n")[:-1]
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    """Rewrite a file's bytes keeping its inode (an editor, `cat new > spool`)."""
+    with open(path, "r+b") as fh:
+        fh.write(data)
+        fh.truncate()
+
+
+def _truncate_lines(keep: int):
+    def change(world: World) -> None:
+        _write_in_place(world.spool, b"".join(l + b"\n" for l in _lines(world)[:keep]))
+    return change
+
+
+def _truncate_mid_line(world: World) -> None:
+    data = world.spool.read_bytes()
+    at = sum(len(l) + 1 for l in _lines(world)[:250])
+    os.truncate(world.spool, at + 30)
+    assert len(data) > at + 30
+
+
+def _truncate_then_append(world: World) -> None:
+    _truncate_lines(250)(world)
+    append_spool(world.spool, [letter(DESTS[n % 6], n, pad=90) for n in range(1000, 1300)])
+
+
+def _replace_new(world: World) -> None:
+    new = world.spool.with_name("incoming")
+    new.write_bytes(b"".join(letter(DESTS[n % 6], n) + b"\n" for n in range(2000, 2120)))
+    os.replace(new, world.spool)
+
+
+def _replace_one_changed(world: World) -> None:
+    lines = _lines(world)
+    old = lines[120]
+    lines[120] = old.replace(b"fault test letter", b"fault test LETTER")
+    assert len(lines[120]) == len(old) and lines[120] != old
+    new = world.spool.with_name("incoming")
+    new.write_bytes(b"".join(l + b"\n" for l in lines))
+    os.replace(new, world.spool)
+
+
+def _rotate(world: World) -> None:
+    os.rename(world.spool, world.spool.with_name("field-reports.jsonl.1"))
+    append_spool(world.spool, [letter(DESTS[n % 6], n) for n in range(3000, 3030)])
+
+
+def _rotate_and_back(world: World) -> None:
+    _rotate(world)
+    assert world.run("distribute").code == 0
+    os.replace(world.spool.with_name("field-reports.jsonl.1"), world.spool)
+
+
+def _redact_in_place(world: World, append: bool = False) -> None:
+    """The held letter's secret blotted out in place: same inode, same size, a change
+    far from both ends of the spool."""
+    data = world.spool.read_bytes()
+    at = data.index(SECRET)
+    assert 8192 < at < len(data) - 8192
+    with open(world.spool, "r+b") as fh:
+        fh.seek(at)
+        fh.write(b"*" * len(SECRET))
+    if append:
+        append_spool(world.spool, [letter(DESTS[n % 6], n) for n in range(4000, 4020)])
+
+
+def _same_bytes_again(world: World) -> None:
+    _write_in_place(world.spool, world.spool.read_bytes())
+
+
+SPOOL_CHANGES = [
+    ("truncated at a line boundary", _truncate_lines(250)),
+    ("truncated mid-line", _truncate_mid_line),
+    ("truncated, then appended past the old end", _truncate_then_append),
+    ("emptied", _truncate_lines(0)),
+    ("deleted", lambda w: w.spool.unlink()),
+    ("replaced by a new file", _replace_new),
+    ("replaced by a copy with one letter changed", _replace_one_changed),
+    ("rotated", _rotate),
+    ("rotated, distributed, rotated back", _rotate_and_back),
+    ("a held letter redacted in place", _redact_in_place),
+    ("a held letter redacted in place, then letters appended", lambda w: _redact_in_place(w, append=True)),
+    ("the same bytes written again in place", _same_bytes_again),
+]
+
+
+@pytest.mark.parametrize("name, change", SPOOL_CHANGES, ids=[c[0] for c in SPOOL_CHANGES])
+def test_a_spool_changed_between_runs_gives_a_first_runs_result_and_boxes_only_grow(world, name, change):
+    with_held(world, 400, start=0, at=200)
+    first = world.run("distribute", "--json")
+    assert first.code == 0 and first.json["appended"] > 0, first.err
+    change(world)
+    before = box_bytes(world.boxes)
+    reference = world.reference()
+
+    done = world.run("--inbox-sweep")
+    no_traceback(done)
+    assert done.code == 0 and done.err == "", done.err
+    assert without_appended(done.json) == without_appended(reference)
+    assert_boxes_only_grew(before, world.boxes)
+    expected = world.expected(held_ids(world))
+    for label, path in world.boxes.items():
+        scan = scan_box(path)
+        assert len(scan.ids) == len(set(scan.ids)), f"{label}: a letter twice"
+        old = set(scan_box_bytes(before[label]))
+        assert expected[label] <= set(scan.ids), f"{label}: a letter of the spool not filed"
+        assert set(scan.ids) <= old | expected[label], f"{label}: a letter filed that the spool does not hold"
+        assert scan.fragments == []
+
+    again = world.run("distribute", "--json")
+    assert again.code == 0 and again.err == ""
+    assert again.json == {**done.json["distribution"], "appended": 0}
+
+
+def scan_box_bytes(data: bytes) -> list[str]:
+    return [sha12(l.raw) for l in split_lines(data) if l.obj is not None]
