@@ -907,3 +907,112 @@ def test_a_spool_changed_between_runs_gives_a_first_runs_result_and_boxes_only_g
 
 def scan_box_bytes(data: bytes) -> list[str]:
     return [sha12(l.raw) for l in split_lines(data) if l.obj is not None]
+
+
+# --- a box rewritten or extended by git between runs -----------------------------------
+
+
+def git(*args, cwd) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, (args, done.stderr)
+    return done.stdout.strip()
+
+
+def test_a_box_rewritten_or_extended_by_git_between_runs_keeps_dedup_and_the_document_right(
+    tmp_path, m1nd_home, make_repo
+):
+    a, b = make_repo("repo-a"), make_repo("repo-b")
+    m1nd_home.mkdir(mode=0o700)
+    world = World(tmp_path, m1nd_home, tmp_path / "src", ("repo-a", "repo-b"), tmp_path / "work")
+    box = world.boxes["repo-a"]
+    dests = ("repo-a", "repo-b", "all", "medulla", "repo-elsewhere")
+    from_peer = [letter("repo-a", 800 + n, what=f"filed on another machine {n}") for n in range(3)]
+    both = letter("repo-a", 900, what="reached this spool and the other machine's box")
+    n = 0
+
+    def more(count: int, extra: list[bytes] = ()) -> None:
+        nonlocal n
+        append_spool(world.spool, [letter(dests[i % 5], i) for i in range(n, n + count)] + list(extra))
+        n += count
+
+    def step(what: str) -> None:
+        """A run after `what`: the first run's document, no letter twice, every
+        spool letter of each box in it, nothing in a box but its own letters."""
+        reference = world.reference()
+        done = world.run("--inbox-sweep")
+        no_traceback(done)
+        assert done.code == 0 and done.err == "", (what, done.err)
+        assert without_appended(done.json) == without_appended(reference), what
+        expected = world.expected()
+        allowed = {**expected, "repo-a": expected["repo-a"] | {sha12(r) for r in from_peer + [both]}}
+        for label, path in world.boxes.items():
+            scan = scan_box(path)
+            assert len(scan.ids) == len(set(scan.ids)), f"{what}: {label} holds a letter twice"
+            assert set(scan.ids) <= allowed[label], f"{what}: {label} holds a letter not its own"
+            assert scan.fragments == [], what
+        for label in ("repo-b", "medulla"):
+            assert expected[label] <= set(scan_box(world.boxes[label]).ids), (what, label)
+
+    # v1: filed and committed (a box of more than 8 KiB).
+    more(300)
+    step("a first distribution")
+    git("add", "-f", ".m1nd/inbox.jsonl", ".m1nd/.gitignore", cwd=a)
+    git("commit", "-q", "-m", "box v1", cwd=a)
+    v1 = git("rev-parse", "HEAD", cwd=a)
+
+    # Another machine extends the box; a pull brings its letters here, one of them
+    # also in this spool (not yet distributed): it must not be appended again.
+    peer = tmp_path / "peer"
+    git("clone", "-q", str(a), str(peer), cwd=tmp_path)
+    with open(peer / ".m1nd" / "inbox.jsonl", "ab") as fh:
+        fh.write(b"".join(r + b"\n" for r in from_peer + [both]))
+    git("commit", "-q", "-am", "letters from another machine", cwd=peer)
+    more(20, [both])
+    git("pull", "-q", "--ff-only", str(peer), "main", cwd=a)
+    assert box.read_bytes().count(both) == 1
+    step("a git pull that extends the box")
+    assert box.read_bytes().count(both + b"\n") == 1
+    assert expected_boxes(world.spool.read_bytes(), world.router)["repo-a"] <= set(scan_box(box).ids)
+    git("commit", "-q", "-am", "box v2", cwd=a)
+
+    # An older version checked out over it, then new letters.
+    git("checkout", v1, "--", ".m1nd/inbox.jsonl", cwd=a)
+    more(10)
+    step("an older box checked out")
+    new_for_a = {sha12(l.raw) for l in spool_letters(world.spool.read_bytes())[-10:]
+                 if world.router.route(l.obj) == "repo-a"}
+    assert new_for_a and new_for_a <= set(scan_box(box).ids)
+
+    # Back to the committed version (the letters appended meanwhile are gone from the file).
+    git("checkout", "HEAD", "--", ".m1nd/inbox.jsonl", cwd=a)
+    step("the committed box checked out again")
+
+    # A commit that rewrites the box: lines reordered, one of this spool's letters dropped.
+    lines = box.read_bytes().split(b"\n")[:-1]
+    dropped = next(l for l in lines if l not in from_peer and l != both)
+    rewritten = [l for l in reversed(lines) if l != dropped]
+    box.write_bytes(b"".join(l + b"\n" for l in rewritten))
+    git("commit", "-q", "-am", "box rewritten", cwd=a)
+    more(5)
+    step("a commit that rewrote the box")
+    assert box.read_bytes().startswith(b"".join(l + b"\n" for l in rewritten)), "a box only grows"
+
+    # A rewrite in place (same inode, same size: an editor), far from the end: an old
+    # line becomes a letter of the same length that this spool holds too.
+    data = box.read_bytes()
+    old = data.split(b"\n")[1]
+    arrived = letter("repo-a", 950, what="x")
+    arrived = letter("repo-a", 950, what="x" * (1 + len(old) - len(arrived)))
+    assert len(arrived) == len(old) and len(data) > 8192
+    with open(box, "r+b") as fh:
+        fh.seek(data.index(old))
+        fh.write(arrived)
+    more(0, [arrived])
+    step("a line rewritten in place")
+    assert box.read_bytes().count(arrived) == 1
+
+    # A branch switch to v1 (the whole tree).
+    git("commit", "-q", "-am", "box v3", cwd=a)
+    git("checkout", "-q", "-B", "old", v1, cwd=a)
+    more(5)
+    step("a branch switch to an older box")
