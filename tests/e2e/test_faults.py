@@ -1197,3 +1197,153 @@ def test_m1nd_write_into_a_read_only_home_gives_one_error_line_and_writes_nothin
                 user=world.user)
     assert file_hash(world.spool) == spool_hash
     one_error_line(done, "Permission denied")
+
+
+# --- many writers and distributors at once ----------------------------------------------
+
+LONG_LIVED_LETTERS = 250
+LONG_LIVED_WRITER = """
+import sys
+from m1nd.cli.main import main
+w, count = int(sys.argv[1]), int(sys.argv[2])
+dests = ("repo-a", "repo-b", "repo-c", "all", "medulla", "repo-elsewhere")
+for i in range(count):
+    dest = dests[(i + w) % len(dests)]
+    where = ["--repo", "all", "--brain", "medulla"] if dest == "medulla" else ["--repo", dest]
+    try:
+        main(["write", *where, "--what", f"long-lived writer {w} letter {i}", "--snippet", "s" * (i * 37 % 5000)])
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            raise
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.slow
+def test_many_writers_and_distributors_at_once_some_killed_file_every_letter_exactly_once(world, tmp_path):
+    # repo-a and repo-b are on the roster; repo-c only for the distributors given
+    # --root, so its letters flip between pending and filed from run to run.
+    for label in ("repo-a", "repo-b"):
+        assert m1nd("roster", "add", world.roots_dir / label).code == 0
+    with_c = ["--root", str(world.roots_dir / "repo-c")]
+    rng = random.Random(0x5EED)
+    written: dict[str, str] = {}  # id → destination
+    held: set[str] = set()
+    failures: list[str] = []
+    lock = threading.Lock()
+    writers_done = threading.Event()
+
+    def record(ids: list[str], dest_of) -> None:
+        with lock:
+            for i, lid in enumerate(ids):
+                written[lid] = dest_of(i)
+
+    def cli_writer(w: int) -> None:  # a process per letter
+        for i in range(10):
+            dest = DESTS[(w + i) % len(DESTS)]
+            where = ["--repo", "all", "--brain", "medulla"] if dest == "medulla" else ["--repo", dest]
+            done = m1nd("write", *where, "--what", f"cli writer {w} letter {i}",
+                        "--snippet", "x" * (6000 if i % 3 == 0 else 10), cwd=world.work)
+            if done.code != 0:
+                failures.append(f"write: {done.code} {done.err}")
+            else:
+                record([done.out.decode().strip()], lambda _: dest)
+
+    def long_lived_writer(w: int) -> None:  # one process, many writes through the CLI entry point
+        count = LONG_LIVED_LETTERS
+        done = subprocess.run([PY, "-c", LONG_LIVED_WRITER, str(w), str(count)], cwd=world.work,
+                              capture_output=True, timeout=240)
+        if done.returncode != 0:
+            failures.append(f"long-lived writer {w}: {done.stderr.decode()[-2000:]}")
+            return
+        ids = done.stdout.decode().split()
+        assert len(ids) == count
+        record(ids, lambda i: DESTS[(i + w) % len(DESTS)])
+
+    def hand_writer() -> None:
+        # Appends by hand, each line in one O_APPEND write (a line split over two
+        # writes may be interleaved by any other writer: no tool can help that), some
+        # long, some carrying a likely secret (held from project boxes).
+        for i in range(120):
+            dest = DESTS[i % len(DESTS)]
+            secret = i % 40 == 7
+            extra = {"snippet": "password=hunter22"} if secret else {}
+            if i % 9 == 0:
+                extra["expected"] = "e" * 70000
+            raw = letter(dest, 10000 + i, **extra)
+            fd = os.open(world.spool, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                assert os.write(fd, raw + b"\n") == len(raw) + 1
+            finally:
+                os.close(fd)
+            record([sha12(raw)], lambda _: dest)
+            if secret and dest not in ("all", "medulla"):
+                held.add(sha12(raw))
+            time.sleep(0.005)
+
+    kills = [0]
+    rounds = [0, 0, 0]
+
+    def distributor(d: int) -> None:
+        args = [["distribute"], ["--inbox-sweep", *with_c], ["distribute", "--json", *with_c]][d]
+        cwd = world.roots_dir / "repo-a" if d == 0 else world.work
+        while True:
+            last = writers_done.is_set()
+            proc = popen(*args, cwd=cwd)
+            if d == 2 and not last and rounds[d] % 2 == 0:
+                time.sleep(rng.uniform(0.0, 0.5))
+                proc.kill()
+            _, err = proc.communicate(timeout=240)
+            if proc.returncode == -signal.SIGKILL:
+                kills[0] += 1
+            elif proc.returncode != 0 or b"Traceback" in err:
+                failures.append(f"distributor {d}: {proc.returncode} {err.decode()}")
+            rounds[d] += 1
+            if last:
+                return
+
+    world.spool.parent.mkdir(parents=True, exist_ok=True)
+    writers = [threading.Thread(target=cli_writer, args=(w,)) for w in range(3)]
+    writers += [threading.Thread(target=long_lived_writer, args=(w,)) for w in range(3)]
+    writers.append(threading.Thread(target=hand_writer))
+    distributors = [threading.Thread(target=distributor, args=(d,)) for d in range(3)]
+    for t in writers + distributors:
+        t.start()
+    for t in writers:
+        t.join()
+    writers_done.set()
+    for t in distributors:
+        t.join()
+    assert not failures, failures
+    assert min(rounds) >= 2, rounds
+    total = 3 * 10 + 3 * LONG_LIVED_LETTERS + 120
+    assert len(written) == total
+
+    # The spool: one whole line per letter, none merged, torn, lost or doubled.
+    letters = spool_letters(world.spool.read_bytes())
+    assert sorted(sha12(l.raw) for l in letters) == sorted(written)
+    assert world.spool.read_bytes().count(b"\n") == total
+
+    final = m1nd("distribute", "--json", *with_c, cwd=world.work)
+    assert final.code == 0 and final.err == "", final.err
+    assert final.json["spool_total"] == total
+    boxes = {label: world.boxes[label] for label in (*LABELS, "medulla")}
+    expected = {label: set() for label in boxes}
+    for lid, dest in written.items():
+        box = {"all": "medulla", "repo-elsewhere": None}.get(dest, dest)
+        if box is not None and lid not in held:
+            expected[box].add(lid)
+    assert held and not (held & set().union(*expected.values()))
+    scans = assert_each_letter_once(boxes, expected)
+    fragments = sum(len(s.fragments) for s in scans.values())
+    assert fragments <= kills[0]
+    assert all(line.terminated for s in scans.values() for line in s.fragments)
+    if fragments:
+        assert_doctor_names_fragments(scans, *with_c, cwd=world.work)
+
+    reference, _ = first_run_over_copies(with_c, [world.home, world.roots_dir], world.home, cwd=world.work)
+    sweep = m1nd("--inbox-sweep", *with_c, cwd=world.work)
+    assert sweep.code == 0 and sweep.err == "", sweep.err
+    assert without_appended(sweep.json) == without_appended(reference)
+    assert without_appended(final.json) == without_appended(reference["distribution"])
+    print(f"rounds {rounds}, kills {kills[0]}, fragments {fragments}")
