@@ -65,18 +65,26 @@ def compose(fields: dict) -> bytes:
 
 
 def append(paths: Paths, raw: bytes) -> str:
-    """Append one letter line to the spool; returns its id."""
-    ensure_home(paths)
-    ensure_dir(os.path.dirname(paths.spool))
-    with lock_for(paths.locks, "spool", paths.spool):
-        fd = os.open(paths.spool, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            size = os.fstat(fd).st_size
-            lead = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
-            write_all(fd, lead + raw + b"\n")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    """Append one letter line to the spool; returns its id.
+
+    A failure (a read-only home, a full disk) is one clear error; at worst a partial
+    write leaves one unterminated fragment, which the next writer closes with `\n`.
+    """
+    try:
+        ensure_home(paths)
+        ensure_dir(os.path.dirname(paths.spool))
+        with lock_for(paths.locks, "spool", paths.spool):
+            fd = os.open(paths.spool, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                size = os.fstat(fd).st_size
+                lead = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
+                write_all(fd, lead + raw + b"\n")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    except OSError as exc:
+        where = exc.filename or paths.spool
+        raise M1ndError(f"cannot write the letter to the spool: {where}: {exc.strerror or exc}") from None
     return letter_id(raw)
 
 
