@@ -154,6 +154,15 @@ class Store:
     def append_locations(self, kept: int, records: bytearray) -> None:
         """Append records after the first `kept` (anything beyond is a crashed run's)."""
         ensure_dir(self.dir)
+        if kept == 0:
+            # A rescan rewrites the log from the start, so the saved cursor stops
+            # describing it: remove the cursor first.  A crash from here on then
+            # leaves no state (rescanned quietly) rather than a cursor longer than
+            # its log, which the next run would report as corrupt.
+            try:
+                os.unlink(self.json)
+            except FileNotFoundError:
+                pass
         fd = os.open(self.log, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             os.ftruncate(fd, kept * LOCATION.size)
