@@ -524,40 +524,59 @@ def state_target(suffix):
     return lambda w: f"{w.home}/state/{suffix}"
 
 
-# (name, call, which file, first run or an incremental one)
+# (name, call, which file, the run it happens in: "first" from nothing, "incremental"
+# after a complete run, "rescan" after a complete run over a spool since replaced)
 CRASH_POINTS = [
-    ("box write, first run", "write", box_target("repo-b"), True),
-    ("box write, incremental run", "write", box_target("repo-b"), False),
-    ("medulla box write", "write", box_target("medulla"), False),
-    ("box fsync", "fsync", box_target("repo-a"), False),
-    ("box index temp file write", "write", state_target("boxes/.m1nd-"), False),
-    ("box index rename", "replace", state_target("boxes/"), False),
-    ("location log truncation", "ftruncate", state_target("spool-locations.bin"), False),
-    ("location log write", "write", state_target("spool-locations.bin"), False),
-    ("cursor temp file write", "write", state_target(".m1nd-"), False),
-    ("cursor rename", "replace", state_target("distribute.json"), False),
+    ("box write, first run", "write", box_target("repo-b"), "first"),
+    ("box write, incremental run", "write", box_target("repo-b"), "incremental"),
+    ("box write, rescan", "write", box_target("repo-b"), "rescan"),
+    ("medulla box write", "write", box_target("medulla"), "incremental"),
+    ("box fsync", "fsync", box_target("repo-a"), "incremental"),
+    ("box index temp file write", "write", state_target("boxes/.m1nd-"), "incremental"),
+    ("box index rename", "replace", state_target("boxes/"), "incremental"),
+    ("location log truncation", "ftruncate", state_target("spool-locations.bin"), "incremental"),
+    ("location log truncation, rescan", "ftruncate", state_target("spool-locations.bin"), "rescan"),
+    ("location log write", "write", state_target("spool-locations.bin"), "incremental"),
+    ("location log write, rescan", "write", state_target("spool-locations.bin"), "rescan"),
+    ("cursor temp file write", "write", state_target(".m1nd-"), "incremental"),
+    ("cursor rename", "replace", state_target("distribute.json"), "incremental"),
+    ("cursor rename, rescan", "replace", state_target("distribute.json"), "rescan"),
 ]
 
 
-def prepare(world: World, first_run: bool) -> None:
-    """A spool of 3000 letters over every kind of destination; unless `first_run`, a
-    complete run has filed the first 2000 of them already."""
+def prepare(world: World, mode: str = "incremental") -> None:
+    """A spool of 3000 letters over every kind of destination.  "incremental": a
+    complete run has filed the first 2000 already; "rescan": and the spool was then
+    replaced by a new file (the same letters and more: every one must be read again)."""
     fill(world, 2000)
-    if not first_run:
+    if mode != "first":
         done = world.run("distribute")
         assert done.code == 0, done.err
     fill(world, 1000, start=2000)
+    if mode == "rescan":
+        copy = world.spool.with_name("incoming")
+        copy.write_bytes(world.spool.read_bytes())
+        os.replace(copy, world.spool)
 
 
 def check_after_fault(world: World, spool_hash: str, expected: dict[str, set[str]]) -> None:
     """Nothing half-written beyond one fragment line per box, the spool untouched."""
     assert file_hash(world.spool) == spool_hash
+    scans = {}
     for label, path in world.boxes.items():
         scan = scan_box(path, expected[label])
         assert len(scan.ids) == len(set(scan.ids)), f"{label}: a letter twice"
         assert set(scan.ids) <= expected[label], f"{label}: a letter that is not its own"
         assert len(scan.fragments) <= 1, f"{label}: {len(scan.fragments)} fragments"
         assert scan.fragments == [] or scan.unterminated_fragment is not None, label
+        scans[label] = scan
+    # A torn last line is named by doctor (and never counted as a letter).
+    if any(scan.fragments for scan in scans.values()):
+        check = doctor_boxes_check(*world.root_args, cwd=world.work)
+        assert check["status"] == "warn", check
+        for label, scan in scans.items():
+            for line in scan.fragments:
+                assert f"{label}: torn last line {line.number}" in check["message"], check
 
 
 def check_recovered(world: World, expected, rerun: Done, reference: dict) -> None:
@@ -575,10 +594,10 @@ def check_recovered(world: World, expected, rerun: Done, reference: dict) -> Non
     assert sweep.json["distribution"]["appended"] == 0
 
 
-@pytest.mark.parametrize("name, op, target, first_run", CRASH_POINTS, ids=[c[0] for c in CRASH_POINTS])
+@pytest.mark.parametrize("name, op, target, mode", CRASH_POINTS, ids=[c[0] for c in CRASH_POINTS])
 def test_kill_9_at_a_chosen_call_then_a_rerun_files_every_letter_exactly_once(world, tmp_path, name, op, target,
-                                                                             first_run):
-    prepare(world, first_run)
+                                                                             mode):
+    prepare(world, mode)
     spool_hash = file_hash(world.spool)
     expected = world.expected()
     mark = tmp_path / "fault-fired"
@@ -614,7 +633,7 @@ FAILING_WRITES = [
 def test_a_failing_write_gives_one_clear_error_line_exit_1_and_a_later_run_completes(
     world, tmp_path, name, op, target, code, partial, needles
 ):
-    prepare(world, first_run=False)
+    prepare(world)
     spool_hash = file_hash(world.spool)
     expected = world.expected()
     mark = tmp_path / "fault-fired"
@@ -632,7 +651,7 @@ def test_a_failing_write_gives_one_clear_error_line_exit_1_and_a_later_run_compl
 
 
 def test_a_full_disk_under_every_project_box_names_each_box_and_still_files_the_medulla_box(world, tmp_path):
-    prepare(world, first_run=False)
+    prepare(world)
     spool_hash = file_hash(world.spool)
     expected = world.expected()
     failed = world.run("distribute", shim={"op": "write", "path": str(world.roots_dir) + "/", "action": "ENOSPC"})
@@ -652,7 +671,7 @@ def test_a_full_disk_under_every_project_box_names_each_box_and_still_files_the_
 
 
 def test_with_json_a_failing_box_still_prints_the_receipt_and_a_failing_state_prints_the_error_document(world):
-    prepare(world, first_run=False)
+    prepare(world)
     box = world.run("distribute", "--json", shim={"op": "write", "path": str(world.boxes["repo-a"]),
                                                   "action": "ENOSPC"})
     one_error_line(box, "box repo-a")
