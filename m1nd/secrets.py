@@ -22,63 +22,71 @@ _RUN_TABLE = bytes(ord("a") if c in _TOKEN_CHARS else ord(" ") for c in range(25
 _ASSIGN_WORDS = (b"password", b"passwd", b"secret", b"token")
 _WS = b" \t\n\r\x0b\x0c"
 
-# A token starts after a non-token character or after a JSON escape: in a letter's raw
-# bytes a multi-line snippet reads `...\nghp_...` and a quoted one `\u201cghp_...`, so
-# the byte before the token is a letter or a hex digit.
-_AFTER_ESCAPE = rb"|(?<=\\[nrtbf])|(?<=\\u[0-9A-Fa-f]{4})"
-
-
-def _start(not_after: bytes) -> bytes:
-    return rb"(?:(?<![" + not_after + rb"])" + _AFTER_ESCAPE + rb")"
-
-
-# Padding around `=`: whitespace, or a tab as JSON escapes it.
-_PAD = rb"(?:\s|\\t)*"
+# A letter's raw bytes are JSON: a multi-line snippet reads `...\nghp_...`, a tab
+# `password\t=`, a quoted token under an ASCII-only encoder `\u201cghp_...`.  Before
+# matching, such escapes are blanked to spaces of the same length (offsets keep), so
+# that they separate words as the characters they stand for do.
+_CONTROL_ESCAPES = (b"\\n", b"\\t", b"\\r", b"\\b", b"\\f")
+_UNICODE_ESCAPE = re.compile(rb"\\u[0-9A-Fa-f]{4}")
 
 _PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = (
     ("private key block", re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("cloud access key id", re.compile(_start(rb"A-Z0-9") + rb"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")),
-    ("github token", re.compile(_start(rb"A-Za-z0-9_") + rb"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("gitlab token", re.compile(_start(rb"A-Za-z0-9_") + rb"glpat-[A-Za-z0-9_\-]{20,}")),
-    ("slack token", re.compile(_start(rb"A-Za-z0-9_") + rb"xox[baprs]-[A-Za-z0-9\-]{15,}")),
-    ("api secret key", re.compile(_start(rb"A-Za-z0-9_\-") + rb"(?:sk-(?:[a-z]+-)?[A-Za-z0-9_\-]{20,}|[sr]k_live_[A-Za-z0-9]{20,})")),
-    ("google api key", re.compile(_start(rb"A-Za-z0-9_") + rb"AIza[A-Za-z0-9_\-]{35}")),
+    ("cloud access key id", re.compile(rb"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")),
+    ("github token", re.compile(rb"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("gitlab token", re.compile(rb"(?<![A-Za-z0-9_])glpat-[A-Za-z0-9_\-]{20,}")),
+    ("slack token", re.compile(rb"(?<![A-Za-z0-9_])xox[baprs]-[A-Za-z0-9\-]{15,}")),
+    ("api secret key", re.compile(rb"(?<![A-Za-z0-9_\-])(?:sk-(?:[a-z]+-)?[A-Za-z0-9_\-]{20,}|[sr]k_live_[A-Za-z0-9]{20,})")),
+    ("google api key", re.compile(rb"(?<![A-Za-z0-9_])AIza[A-Za-z0-9_\-]{35}")),
     # `password=hunter2`, `token = "abc123"`: a value that is not empty and not a
     # placeholder such as <redacted>, [REDACTED], (empty), {name}, ***, $VAR or ${VAR}
     # (a value opening with a bracket is taken for a placeholder).
     ("credential assignment", re.compile(
-        rb"(?i)" + _start(rb"A-Za-z0-9") + rb"(?:password|passwd|secret|token)" + _PAD + rb"=" + _PAD
-        + rb"(?:\\?[\"'])?(?!\*|[<\[({]|\$|\\?[\"']|redacted|xxx|\.\.\.)[^\s\"'\\,;&)]{3,}")),
+        rb"(?i)(?<![A-Za-z0-9])(?:password|passwd|secret|token)\s*=\s*(?:\\?[\"'])?"
+        rb"(?!\*|[<\[({]|\$|\\?[\"']|redacted|xxx|\.\.\.)[^\s\"'\\,;&)]{3,}")),
 )
+
+
+def _blank_escapes(data: bytes) -> bytes:
+    if b"\\" not in data:
+        return data
+    if b"\\\\" in data:  # escaped backslashes first: in the raw `\\token` the `t` is a letter
+        data = data.replace(b"\\\\", b"\\/")  # (`\/` is an escape that stands for `/`)
+    for escape in _CONTROL_ESCAPES:  # two bytes each: no two can overlap, so the order is free
+        if escape in data:
+            data = data.replace(escape, b"  ")
+    if b"\\u" in data:
+        data = _UNICODE_ESCAPE.sub(b"      ", data)
+    return data
+
+
+def _match(blanked: bytes) -> str | None:
+    for name, pattern in _PATTERNS:
+        if pattern.search(blanked):
+            return name
+    return None
+
+
+def _kind(raw: bytes) -> str | None:
+    """The precise patterns alone (no prefilter)."""
+    return _match(_blank_escapes(raw))
 
 
 def _assignment_word_before(big: bytes, at: int) -> bool:
     """Whether `password`, `passwd`, `secret` or `token` ends just before the `=` at
-    `at`, past any padding the credential pattern allows (however long)."""
+    `at`, past any whitespace, however long (the pattern puts no bound on it)."""
     end = at
-    while end > 0:
-        c = big[end - 1]
-        if c in _WS:
-            end -= 1
-        elif c == 0x74 and end >= 2 and big[end - 2] == 0x5C:  # `\t`
-            end -= 2
-        else:
-            break
-    return big[max(0, end - 8):end].lower().endswith(_ASSIGN_WORDS)
-
-
-def _kind(raw: bytes) -> str | None:
-    for name, pattern in _PATTERNS:
-        if pattern.search(raw):
-            return name
-    return None
+    while True:
+        start = max(0, end - 64)
+        end = start + len(big[start:end].rstrip(_WS))
+        if end > start or start == 0:
+            return big[max(0, end - 8):end].lower().endswith(_ASSIGN_WORDS)
 
 
 def held_in_batch(raws: list[bytes]) -> dict[int, str]:
     """Which of these lines carry a likely secret: {index: kind}.  Never the secret."""
     if not raws:
         return {}
-    big = b"\n".join(raws)
+    big = _blank_escapes(b"\n".join(raws))
     starts = []
     pos = 0
     for raw in raws:
@@ -106,13 +114,15 @@ def held_in_batch(raws: list[bytes]) -> dict[int, str]:
         at = big.find(b"PRIVATE KEY", next_line_start(line))
     at = big.find(b"=")
     while at != -1:
-        if _assignment_word_before(big, at):
+        before = big[max(0, at - 24):at].rstrip(_WS)
+        if (before.lower().endswith(_ASSIGN_WORDS) if len(before) >= 8 or at <= 24
+                else _assignment_word_before(big, at)):
             candidates.add(line_at(at))
         at = big.find(b"=", at + 1)
 
     found = {}
     for i in sorted(candidates):
-        kind = _kind(raws[i])
+        kind = _match(big[starts[i]:starts[i] + len(raws[i])])
         if kind:
             found[i] = kind
     return found

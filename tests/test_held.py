@@ -149,7 +149,7 @@ def test_every_listed_kind_of_fake_secret_is_a_likely_secret_wherever_it_sits(fa
 
 @pytest.mark.parametrize("fake", [f for f in FAKES if "assignment" not in f.name and "block" not in f.name],
                          ids=lambda f: f.name)
-@pytest.mark.parametrize("before", ["\n", "\t", "\r", "\f", "“", "é", "→"], ids=repr)
+@pytest.mark.parametrize("before", ["\n", "\t", "\r", "\f", "“", "é", "→", "\\", "C:\\tools\\", "\\\n"], ids=repr)
 def test_a_token_at_the_start_of_a_line_of_a_multi_line_field_is_held(fake, before):
     """Regression: in raw bytes a field's newline is the two characters `\\n`, so the
     byte before a token on its own line is `n` (or a hex digit after `\\u201c`); the
@@ -162,6 +162,7 @@ def test_a_token_at_the_start_of_a_line_of_a_multi_line_field_is_held(fake, befo
 @pytest.mark.parametrize("text", [
     "config:\npassword=hunter2-xyz", "config:\ttoken=abc123def", "a\r\nsecret = 's3cr3t-value'",
     "password\t=\thunter2-xyz", "password" + " " * 9 + "= hunter2-xyz", "token" + " " * 40 + "=abc123def",
+    "C:\\tools\\token=abc123def", "“password=hunter2-xyz”",
 ])
 def test_assignments_on_their_own_line_or_padded_with_tabs_or_many_spaces_are_held(text):
     """Regression: a line-leading assignment (after an escaped newline), a tab around
@@ -408,6 +409,9 @@ ORDINARY = [
     "env LOG_LEVEL=debug RUST_BACKTRACE=1",
     "mean latency 123.4ms, p99 512ms, 20 requests",
     "unicode: naïve café résumé – em dash — ellipsis …",
+    "windows path C:\\temp\\new\\tokenizer.log and C:\\Users\\agent-a\\secrets",
+    "a format string with a literal \\n and \\t in it",
+    "multi-line:\nfirst line\n\tindented second line\r\nthird",
 ]
 
 
@@ -527,6 +531,7 @@ def test_in_a_batch_exactly_the_letters_carrying_a_token_are_held(letters):
 
 
 FRAGMENTS = [b"password", b"PASSWD", b"secret", b"token", b"=", b" ", b"\\t", b"\\n", b"\\u201c", b"\t", b"\n",
+             b"\\", b"\\\\", b"\\u", b"\\b",
              b"\"", b"'", b"-----BEGIN RSA ", b"PRIVATE KEY-----", b"AKIA", b"ghp_", b"github_pat_", b"glpat-",
              b"xoxb-", b"sk-", b"sk-proj-", b"sk_live_", b"AIza", b"A" * 16, b"a1" * 10, b"<", b"*", b"$"]
 
