@@ -63,6 +63,7 @@ class State:
     malformed: list[int] = field(default_factory=list)  # first line numbers
     malformed_count: int = 0
     locations: int = 0  # records in the location log that belong to this state
+    refiling: list[int] = field(default_factory=list)  # pairs a run began to file again, not yet done
 
     def index(self) -> dict[tuple[str, str], int]:
         return {(p.brain, p.repo): i for i, p in enumerate(self.pairs)}
@@ -126,7 +127,8 @@ class Store:
             mark = SpoolMark(**doc["mark"]) if doc["mark"] is not None else None
             pairs = [Pair(b, r, route, int(c), int(h)) for b, r, route, c, h in doc["pairs"]]
             state = State(mark, str(doc["roots"]), pairs, [int(n) for n in doc["malformed"]],
-                          int(doc["malformed_count"]), int(doc["locations"]))
+                          int(doc["malformed_count"]), int(doc["locations"]),
+                          [int(i) for i in doc.get("refiling", [])])
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise StateCorrupt(f"{self.json} is corrupt ({exc})") from None
         try:
@@ -147,6 +149,7 @@ class Store:
             "malformed": state.malformed[:MALFORMED_KEPT],
             "malformed_count": state.malformed_count,
             "locations": state.locations,
+            "refiling": state.refiling,
         }
         doc["sum"] = _checksum(orjson.dumps(doc))
         atomic_write(self.json, orjson.dumps(doc))

@@ -227,7 +227,13 @@ class _Pass:
             self.kept_locations = state.locations
             if (state.roots == self.digest or self.reroute()) and self.routes_known():
                 self.refile_lost_boxes()
+                # Pairs an earlier run began to file again and did not finish (killed,
+                # a full disk): their box may now hold part of their letters, so it is
+                # neither missing nor empty any more, yet still lacks the rest.
+                self.moved |= {i for i in state.refiling if i < len(state.pairs)
+                               and self.route_of(state.pairs[i])[1] is not None}
                 if self.read_moved():
+                    self.remember_refiling()
                     return
         self.state = State(roots=self.digest)
         self.kept_locations = 0
@@ -378,6 +384,14 @@ class _Pass:
             self.refile.append((i, raw))
         return True
 
+    def remember_refiling(self) -> None:
+        """Save which pairs this run files again before filing them (see start)."""
+        refiling = sorted(self.moved)
+        if refiling != self.state.refiling:
+            self.state.refiling = refiling
+            with _naming(self.store.json):
+                self.store.save(self.state)
+
     def _refile_moved(self, filer: _Filer) -> None:
         for i, raw in self.refile:
             _, box = self.route_of(self.state.pairs[i])
@@ -408,6 +422,7 @@ class _Pass:
         with _naming(self.store.log):
             self.store.append_locations(self.kept_locations, self.records)
         self.state.locations = self.kept_locations + len(self.records) // LOCATION.size
+        self.state.refiling = []
         with _naming(self.store.json):
             self.store.save(self.state)
 
