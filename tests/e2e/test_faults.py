@@ -541,17 +541,26 @@ CRASH_POINTS = [
     ("cursor temp file write", "write", state_target(".m1nd-"), "incremental"),
     ("cursor rename", "replace", state_target("distribute.json"), "incremental"),
     ("cursor rename, rescan", "replace", state_target("distribute.json"), "rescan"),
+    ("box write, refiling a root new to the run", "write", box_target("repo-c"), "new root"),
+    ("box write, refiling a deleted box", "write", box_target("repo-b"), "deleted box"),
 ]
 
 
 def prepare(world: World, mode: str = "incremental") -> None:
     """A spool of 3000 letters over every kind of destination.  "incremental": a
     complete run has filed the first 2000 already; "rescan": and the spool was then
-    replaced by a new file (the same letters and more: every one must be read again)."""
+    replaced by a new file (the same letters and more: every one must be read again);
+    "new root": that run did not know repo-c; "deleted box": repo-b's box was deleted
+    after it."""
     fill(world, 2000)
-    if mode != "first":
+    if mode == "new root":  # repo-c's letters wait, then its root comes: they are refiled
+        done = m1nd("distribute", *world.root_args[:-2], cwd=world.work)
+        assert done.code == 0 and world.root_args[-1].endswith("repo-c"), done.err
+    elif mode != "first":
         done = world.run("distribute")
         assert done.code == 0, done.err
+    if mode == "deleted box":
+        world.boxes["repo-b"].unlink()
     fill(world, 1000, start=2000)
     if mode == "rescan":
         copy = world.spool.with_name("incoming")
@@ -1366,3 +1375,48 @@ def test_many_writers_and_distributors_at_once_some_killed_file_every_letter_exa
     assert without_appended(sweep.json) == without_appended(reference)
     assert without_appended(final.json) == without_appended(reference["distribution"])
     print(f"rounds {rounds}, kills {kills[0]}, fragments {fragments}")
+
+
+def test_kill_9_in_the_middle_of_m1nd_write_leaves_one_fragment_that_is_never_filed_and_doctor_names(world,
+                                                                                                      tmp_path):
+    fill(world, 20)
+    assert world.run("distribute").code == 0
+    mark = tmp_path / "fault-fired"
+    killed = m1nd("write", "--repo", "repo-a", "--what", "killed while writing this", cwd=world.work,
+                  shim={"op": "write", "path": str(world.spool), "action": "kill", "partial": 40, "mark": mark})
+    assert mark.exists() and killed.code == -signal.SIGKILL
+    lines = split_lines(world.spool.read_bytes())
+    assert len(lines) == 21 and not lines[-1].terminated and lines[-1].obj is None
+
+    done = world.run("distribute", "--json")
+    assert done.code == 0 and done.err == "", done.err
+    assert done.json["spool_total"] == 20 and done.json["appended"] == 0
+    spool_check = next(c for c in world.run("doctor", "--json").json["checks"] if c["name"] == "spool")
+    assert spool_check["status"] == "warn" and "line 21 is an unfinished tail" in spool_check["message"]
+
+    # The next write starts a fresh line: the fragment becomes one malformed line,
+    # never filed, named by doctor; the new letter is filed.
+    again = m1nd("write", "--repo", "repo-a", "--what", "written after the crash", cwd=world.work)
+    assert again.code == 0, again.err
+    lines = split_lines(world.spool.read_bytes())
+    assert len(lines) == 22 and lines[20].terminated and lines[20].obj is None and lines[21].obj is not None
+    reference = world.reference()
+    done = world.run("--inbox-sweep")
+    assert done.code == 0 and done.err == "", done.err
+    assert without_appended(done.json) == without_appended(reference)
+    assert done.json["distribution"]["spool_total"] == 21
+    assert_each_letter_once(world.boxes, world.expected())
+    spool_check = next(c for c in world.run("doctor", "--json").json["checks"] if c["name"] == "spool")
+    assert spool_check["status"] == "warn" and "line 21" in spool_check["message"]
+    assert "malformed" in spool_check["message"]
+
+
+def test_a_full_disk_while_a_deleted_box_is_filled_again_then_a_normal_run_completes_it(world):
+    prepare(world, "deleted box")
+    expected = world.expected()
+    failed = world.run("distribute", shim={"op": "write", "path": str(world.boxes["repo-b"]), "action": "ENOSPC"})
+    one_error_line(failed, "box repo-b not filed", "No space left")
+    assert 0 < len(scan_box(world.boxes["repo-b"]).ids) < len(expected["repo-b"])  # part of it: neither missing nor empty
+    rerun = world.run("distribute", "--json")
+    assert rerun.err == "", rerun.err
+    check_recovered(world, expected, rerun, world.reference())
