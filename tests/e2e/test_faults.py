@@ -694,15 +694,20 @@ def test_with_json_a_failing_box_still_prints_the_receipt_and_a_failing_state_pr
     assert error["code"] == 1 and "distribute.json" in error["message"] and "\n" not in error["message"]
 
 
-@pytest.mark.xfail(strict=True, reason="m1nd write lets an OSError from the spool write escape as a traceback "
-                                       "(m1nd/spool.py append, m1nd/cli/letters.py _post)")
 def test_m1nd_write_on_a_full_disk_gives_one_error_line_and_at_most_one_fragment(world, tmp_path):
     fill(world, 5)
     done = m1nd("write", "--repo", "repo-a", "--what", "a letter that meets a full disk",
                 shim={"op": "write", "path": str(world.spool), "action": "ENOSPC"})
     one_error_line(done, str(world.spool), "No space left")
+    assert done.out == b""  # no id printed for a letter that was not written
     lines = split_lines(world.spool.read_bytes())
     assert [l for l in lines if l.obj is None] in ([], [lines[-1]])
+    # The next write closes the fragment and is one whole line of its own.
+    after = m1nd("write", "--repo", "repo-a", "--what", "once the disk has room again")
+    assert after.code == 0, after.err
+    lines = split_lines(world.spool.read_bytes())
+    assert len([l for l in lines if l.obj is None]) <= 1 and lines[-1].obj is not None and lines[-1].terminated
+    assert sha12(lines[-1].raw) == after.out.decode().strip()
 
 
 # --- state under <home>/state/ deleted or corrupted --------------------------------------
@@ -1212,8 +1217,6 @@ def test_a_read_only_box_is_named_in_one_line_exit_1_the_rest_is_filed_and_a_wri
     assert_each_letter_once(world.boxes, expected)
 
 
-@pytest.mark.xfail(strict=True, reason="m1nd write lets the PermissionError of a read-only home escape as a "
-                                       "traceback (m1nd/spool.py append, m1nd/cli/letters.py _post)")
 def test_m1nd_write_into_a_read_only_home_gives_one_error_line_and_writes_nothing(ro_world):
     world = ro_world
     fill(world, 5)
