@@ -1173,6 +1173,7 @@ READ_ONLY_BOXES = [
     ("a project box and its directory", "box", "repo-a"),
     ("the medulla box", "box", "medulla"),
     ("a box directory with no box in it yet", "dir", "repo-c"),
+    ("an unreadable project box", "unreadable", "repo-b"),
 ]
 
 
@@ -1186,16 +1187,18 @@ def test_a_read_only_box_is_named_in_one_line_exit_1_the_rest_is_filed_and_a_wri
     if what == "dir":
         box.parent.mkdir()
     give_to_user(world)
-    if what == "box":
+    if what != "dir":
         assert world.run("distribute").code == 0
     fill(world, 120, start=300)
     spool_hash = file_hash(world.spool)
     before = box.read_bytes() if box.exists() else None
-    locked = [box.parent] if what == "dir" or label != "medulla" else []
+    locked = [box.parent] if what == "dir" or (what == "box" and label != "medulla") else []
     if box.exists():
         locked.append(box)
     for path in locked:
         make_read_only(world, path)
+    if what == "unreadable":
+        box.chmod(0o000)
     expected = world.expected()
     reference = world.reference()
 
@@ -1423,3 +1426,44 @@ def test_a_full_disk_while_a_deleted_box_is_filled_again_then_a_normal_run_compl
     rerun = world.run("distribute", "--json")
     assert rerun.err == "", rerun.err
     check_recovered(world, expected, rerun, world.reference())
+
+
+def test_an_unreadable_spool_is_one_error_line_exit_1_and_doctor_says_why(ro_world):
+    world = ro_world
+    fill(world, 30)
+    give_to_user(world)
+    make_read_only(world, world.spool)
+    world.spool.chmod(0o000)
+    done = world.run("distribute")
+    one_error_line(done, "cannot read spool", str(world.spool), "Permission denied")
+    sweep = world.run("--inbox-sweep")
+    no_traceback(sweep)
+    assert sweep.code == 1 and str(world.spool) in sweep.json["error"]["message"]
+    doctor = world.run("doctor", "--json")
+    no_traceback(doctor)
+    assert doctor.code == 1 and doctor.json["mailbox"] is None
+    spool_check = next(c for c in doctor.json["checks"] if c["name"] == "spool")
+    assert spool_check["status"] == "error" and "Permission denied" in spool_check["message"]
+    assert not any(p.exists() for p in world.boxes.values())
+
+
+def test_a_read_only_state_directory_fails_in_one_line_after_filing_and_the_next_run_agrees(ro_world):
+    world = ro_world
+    fill(world, 300)
+    (world.home / "state" / "locks").mkdir(parents=True)
+    give_to_user(world)
+    spool_hash = file_hash(world.spool)
+    make_read_only(world, world.home / "state")  # its locks directory stays writable
+    expected = world.expected()
+    reference = world.reference()
+
+    done = world.run("distribute")
+    one_error_line(done, str(world.home / "state"), "Permission denied")
+    assert_each_letter_once(world.boxes, expected)  # filed before the state could not be kept
+    assert file_hash(world.spool) == spool_hash
+
+    make_writable(world, world.home / "state")
+    again = world.run("distribute", "--json")
+    assert again.code == 0 and again.err == "", again.err
+    assert again.json == {**reference["distribution"], "appended": 0}
+    assert_each_letter_once(world.boxes, expected)
