@@ -1,14 +1,16 @@
 """Faults, with real processes and real files (contract sections 1, 2, 4, 6, 8, 10).
 
 - kill -9 at many points of a large distribution, and at chosen calls (a box write,
-  the index, the cursor, the location log), then a re-run: every letter in its box
-  exactly once, at most one torn fragment per box per kill, named by doctor;
+  a box fsync, the index, the cursor, the location log; in a first, an incremental
+  and a rescanning run, and while refiling), then a re-run: every letter in its box
+  exactly once, at most one torn fragment per box per kill, named by doctor; kill -9
+  in the middle of `m1nd write`: one spool fragment, never filed;
 - many writers and distributors at once, some distributors killed: every letter once;
 - the spool truncated, replaced, rotated or rewritten between runs, a box rewritten or
   extended by git between runs: the next run prints what a first run would;
-- a read-only home or box, a full disk or a failing write: a one-line error, exit 1,
-  the spool untouched, nothing half-written beyond one fragment line, and a later
-  normal run completes;
+- a read-only home, state directory or box, an unreadable box or spool, a full disk
+  or a failing write: a one-line error, exit 1, the spool untouched, nothing
+  half-written beyond one fragment line, and a later normal run completes;
 - state deleted or corrupted: the next run prints what a first run would, and says
   that it found corruption.
 
@@ -24,7 +26,6 @@ the very same paths (the originals moved aside for the moment).
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import math
@@ -32,7 +33,6 @@ import os
 import random
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -679,6 +679,18 @@ def test_a_full_disk_under_every_project_box_names_each_box_and_still_files_the_
     check_recovered(world, expected, rerun, world.reference())
 
 
+def test_a_full_disk_while_a_deleted_box_is_filled_again_then_a_normal_run_completes_it(world):
+    prepare(world, "deleted box")
+    expected = world.expected()
+    failed = world.run("distribute", shim={"op": "write", "path": str(world.boxes["repo-b"]), "action": "ENOSPC"})
+    one_error_line(failed, "box repo-b not filed", "No space left")
+    # Filled in part: the box is neither missing nor empty any more.
+    assert 0 < len(scan_box(world.boxes["repo-b"]).ids) < len(expected["repo-b"])
+    rerun = world.run("distribute", "--json")
+    assert rerun.err == "", rerun.err
+    check_recovered(world, expected, rerun, world.reference())
+
+
 def test_with_json_a_failing_box_still_prints_the_receipt_and_a_failing_state_prints_the_error_document(world):
     prepare(world)
     box = world.run("distribute", "--json", shim={"op": "write", "path": str(world.boxes["repo-a"]),
@@ -708,6 +720,40 @@ def test_m1nd_write_on_a_full_disk_gives_one_error_line_and_at_most_one_fragment
     lines = split_lines(world.spool.read_bytes())
     assert len([l for l in lines if l.obj is None]) <= 1 and lines[-1].obj is not None and lines[-1].terminated
     assert sha12(lines[-1].raw) == after.out.decode().strip()
+
+
+def test_kill_9_in_the_middle_of_m1nd_write_leaves_one_fragment_that_is_never_filed_and_doctor_names(world,
+                                                                                                      tmp_path):
+    fill(world, 20)
+    assert world.run("distribute").code == 0
+    mark = tmp_path / "fault-fired"
+    killed = m1nd("write", "--repo", "repo-a", "--what", "killed while writing this", cwd=world.work,
+                  shim={"op": "write", "path": str(world.spool), "action": "kill", "partial": 40, "mark": mark})
+    assert mark.exists() and killed.code == -signal.SIGKILL
+    lines = split_lines(world.spool.read_bytes())
+    assert len(lines) == 21 and not lines[-1].terminated and lines[-1].obj is None
+
+    done = world.run("distribute", "--json")
+    assert done.code == 0 and done.err == "", done.err
+    assert done.json["spool_total"] == 20 and done.json["appended"] == 0
+    spool_check = next(c for c in world.run("doctor", "--json").json["checks"] if c["name"] == "spool")
+    assert spool_check["status"] == "warn" and "line 21 is an unfinished tail" in spool_check["message"]
+
+    # The next write starts a fresh line: the fragment becomes one malformed line,
+    # never filed, named by doctor; the new letter is filed.
+    again = m1nd("write", "--repo", "repo-a", "--what", "written after the crash", cwd=world.work)
+    assert again.code == 0, again.err
+    lines = split_lines(world.spool.read_bytes())
+    assert len(lines) == 22 and lines[20].terminated and lines[20].obj is None and lines[21].obj is not None
+    reference = world.reference()
+    done = world.run("--inbox-sweep")
+    assert done.code == 0 and done.err == "", done.err
+    assert without_appended(done.json) == without_appended(reference)
+    assert done.json["distribution"]["spool_total"] == 21
+    assert_each_letter_once(world.boxes, world.expected())
+    spool_check = next(c for c in world.run("doctor", "--json").json["checks"] if c["name"] == "spool")
+    assert spool_check["status"] == "warn" and "line 21" in spool_check["message"]
+    assert "malformed" in spool_check["message"]
 
 
 # --- state under <home>/state/ deleted or corrupted --------------------------------------
@@ -1220,6 +1266,47 @@ def test_a_read_only_box_is_named_in_one_line_exit_1_the_rest_is_filed_and_a_wri
     assert_each_letter_once(world.boxes, expected)
 
 
+def test_an_unreadable_spool_is_one_error_line_exit_1_and_doctor_says_why(ro_world):
+    world = ro_world
+    fill(world, 30)
+    give_to_user(world)
+    make_read_only(world, world.spool)
+    world.spool.chmod(0o000)
+    done = world.run("distribute")
+    one_error_line(done, "cannot read spool", str(world.spool), "Permission denied")
+    sweep = world.run("--inbox-sweep")
+    no_traceback(sweep)
+    assert sweep.code == 1 and str(world.spool) in sweep.json["error"]["message"]
+    doctor = world.run("doctor", "--json")
+    no_traceback(doctor)
+    assert doctor.code == 1 and doctor.json["mailbox"] is None
+    spool_check = next(c for c in doctor.json["checks"] if c["name"] == "spool")
+    assert spool_check["status"] == "error" and "Permission denied" in spool_check["message"]
+    assert not any(p.exists() for p in world.boxes.values())
+
+
+def test_a_read_only_state_directory_fails_in_one_line_after_filing_and_the_next_run_agrees(ro_world):
+    world = ro_world
+    fill(world, 300)
+    (world.home / "state" / "locks").mkdir(parents=True)
+    give_to_user(world)
+    spool_hash = file_hash(world.spool)
+    make_read_only(world, world.home / "state")  # its locks directory stays writable
+    expected = world.expected()
+    reference = world.reference()
+
+    done = world.run("distribute")
+    one_error_line(done, str(world.home / "state"), "Permission denied")
+    assert_each_letter_once(world.boxes, expected)  # filed before the state could not be kept
+    assert file_hash(world.spool) == spool_hash
+
+    make_writable(world, world.home / "state")
+    again = world.run("distribute", "--json")
+    assert again.code == 0 and again.err == "", again.err
+    assert again.json == {**reference["distribution"], "appended": 0}
+    assert_each_letter_once(world.boxes, expected)
+
+
 def test_m1nd_write_into_a_read_only_home_gives_one_error_line_and_writes_nothing(ro_world):
     world = ro_world
     fill(world, 5)
@@ -1381,89 +1468,3 @@ def test_many_writers_and_distributors_at_once_some_killed_file_every_letter_exa
     assert without_appended(sweep.json) == without_appended(reference)
     assert without_appended(final.json) == without_appended(reference["distribution"])
     print(f"rounds {rounds}, kills {kills[0]}, fragments {fragments}")
-
-
-def test_kill_9_in_the_middle_of_m1nd_write_leaves_one_fragment_that_is_never_filed_and_doctor_names(world,
-                                                                                                      tmp_path):
-    fill(world, 20)
-    assert world.run("distribute").code == 0
-    mark = tmp_path / "fault-fired"
-    killed = m1nd("write", "--repo", "repo-a", "--what", "killed while writing this", cwd=world.work,
-                  shim={"op": "write", "path": str(world.spool), "action": "kill", "partial": 40, "mark": mark})
-    assert mark.exists() and killed.code == -signal.SIGKILL
-    lines = split_lines(world.spool.read_bytes())
-    assert len(lines) == 21 and not lines[-1].terminated and lines[-1].obj is None
-
-    done = world.run("distribute", "--json")
-    assert done.code == 0 and done.err == "", done.err
-    assert done.json["spool_total"] == 20 and done.json["appended"] == 0
-    spool_check = next(c for c in world.run("doctor", "--json").json["checks"] if c["name"] == "spool")
-    assert spool_check["status"] == "warn" and "line 21 is an unfinished tail" in spool_check["message"]
-
-    # The next write starts a fresh line: the fragment becomes one malformed line,
-    # never filed, named by doctor; the new letter is filed.
-    again = m1nd("write", "--repo", "repo-a", "--what", "written after the crash", cwd=world.work)
-    assert again.code == 0, again.err
-    lines = split_lines(world.spool.read_bytes())
-    assert len(lines) == 22 and lines[20].terminated and lines[20].obj is None and lines[21].obj is not None
-    reference = world.reference()
-    done = world.run("--inbox-sweep")
-    assert done.code == 0 and done.err == "", done.err
-    assert without_appended(done.json) == without_appended(reference)
-    assert done.json["distribution"]["spool_total"] == 21
-    assert_each_letter_once(world.boxes, world.expected())
-    spool_check = next(c for c in world.run("doctor", "--json").json["checks"] if c["name"] == "spool")
-    assert spool_check["status"] == "warn" and "line 21" in spool_check["message"]
-    assert "malformed" in spool_check["message"]
-
-
-def test_a_full_disk_while_a_deleted_box_is_filled_again_then_a_normal_run_completes_it(world):
-    prepare(world, "deleted box")
-    expected = world.expected()
-    failed = world.run("distribute", shim={"op": "write", "path": str(world.boxes["repo-b"]), "action": "ENOSPC"})
-    one_error_line(failed, "box repo-b not filed", "No space left")
-    assert 0 < len(scan_box(world.boxes["repo-b"]).ids) < len(expected["repo-b"])  # part of it: neither missing nor empty
-    rerun = world.run("distribute", "--json")
-    assert rerun.err == "", rerun.err
-    check_recovered(world, expected, rerun, world.reference())
-
-
-def test_an_unreadable_spool_is_one_error_line_exit_1_and_doctor_says_why(ro_world):
-    world = ro_world
-    fill(world, 30)
-    give_to_user(world)
-    make_read_only(world, world.spool)
-    world.spool.chmod(0o000)
-    done = world.run("distribute")
-    one_error_line(done, "cannot read spool", str(world.spool), "Permission denied")
-    sweep = world.run("--inbox-sweep")
-    no_traceback(sweep)
-    assert sweep.code == 1 and str(world.spool) in sweep.json["error"]["message"]
-    doctor = world.run("doctor", "--json")
-    no_traceback(doctor)
-    assert doctor.code == 1 and doctor.json["mailbox"] is None
-    spool_check = next(c for c in doctor.json["checks"] if c["name"] == "spool")
-    assert spool_check["status"] == "error" and "Permission denied" in spool_check["message"]
-    assert not any(p.exists() for p in world.boxes.values())
-
-
-def test_a_read_only_state_directory_fails_in_one_line_after_filing_and_the_next_run_agrees(ro_world):
-    world = ro_world
-    fill(world, 300)
-    (world.home / "state" / "locks").mkdir(parents=True)
-    give_to_user(world)
-    spool_hash = file_hash(world.spool)
-    make_read_only(world, world.home / "state")  # its locks directory stays writable
-    expected = world.expected()
-    reference = world.reference()
-
-    done = world.run("distribute")
-    one_error_line(done, str(world.home / "state"), "Permission denied")
-    assert_each_letter_once(world.boxes, expected)  # filed before the state could not be kept
-    assert file_hash(world.spool) == spool_hash
-
-    make_writable(world, world.home / "state")
-    again = world.run("distribute", "--json")
-    assert again.code == 0 and again.err == "", again.err
-    assert again.json == {**reference["distribution"], "appended": 0}
-    assert_each_letter_once(world.boxes, expected)
