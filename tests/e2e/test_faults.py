@@ -914,6 +914,15 @@ def _replace_one_changed(world: World) -> None:
     os.replace(new, world.spool)
 
 
+def _unlink_and_write_anew_one_changed(world: World) -> None:
+    """Deleted, then written again with one letter changed: the new file may well get
+    the old inode number back, so identity alone cannot tell the two apart."""
+    lines = _lines(world)
+    lines[150] = lines[150].replace(b"fault test letter", b"fault test LETTER")
+    world.spool.unlink()
+    world.spool.write_bytes(b"".join(l + b"\n" for l in lines))
+
+
 def _rotate(world: World) -> None:
     os.rename(world.spool, world.spool.with_name("field-reports.jsonl.1"))
     append_spool(world.spool, [letter(DESTS[n % 6], n) for n in range(3000, 3030)])
@@ -950,6 +959,7 @@ SPOOL_CHANGES = [
     ("deleted", lambda w: w.spool.unlink()),
     ("replaced by a new file", _replace_new),
     ("replaced by a copy with one letter changed", _replace_one_changed),
+    ("deleted and written anew with one letter changed", _unlink_and_write_anew_one_changed),
     ("rotated", _rotate),
     ("rotated, distributed, rotated back", _rotate_and_back),
     ("a held letter redacted in place", _redact_in_place),
@@ -1110,7 +1120,7 @@ def test_a_box_rewritten_or_extended_by_git_between_runs_keeps_dedup_and_the_doc
 def _setpriv_works() -> bool:
     if shutil.which("setpriv") is None:
         return False
-    done = subprocess.run(command(["--version"], user=NOBODY), capture_output=True)
+    done = subprocess.run(command(["--version"], user=NOBODY), capture_output=True, cwd="/")
     return done.returncode == 0
 
 
