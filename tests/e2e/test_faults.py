@@ -609,15 +609,19 @@ def test_kill_9_at_a_chosen_call_then_a_rerun_files_every_letter_exactly_once(wo
     prepare(world, mode)
     spool_hash = file_hash(world.spool)
     expected = world.expected()
+    before = box_bytes(world.boxes)
     mark = tmp_path / "fault-fired"
     crashed = world.run("distribute", shim={"op": op, "path": target(world), "action": "kill", "mark": mark})
     assert mark.exists(), f"the run never reached the {name}"
     assert crashed.code == -signal.SIGKILL, crashed.err
     check_after_fault(world, spool_hash, expected)
+    assert_boxes_only_grew(before, world.boxes)
+    before = box_bytes(world.boxes)
 
     rerun = world.run("distribute", "--json")
     assert rerun.err == "", rerun.err  # a crash is not corruption: nothing to warn about
     check_recovered(world, expected, rerun, world.reference())
+    assert_boxes_only_grew(before, world.boxes)
 
 
 # (name, call, which file, errno, bytes written before the fault, what the error line names)
@@ -649,14 +653,18 @@ def test_a_failing_write_gives_one_clear_error_line_exit_1_and_a_later_run_compl
     shim = {"op": op, "path": target(world), "action": code, "mark": mark}
     if partial is not None:
         shim["partial"] = partial
+    before = box_bytes(world.boxes)
     failed = world.run("distribute", shim=shim)
     assert mark.exists(), f"the run never reached the {name}"
     one_error_line(failed, *needles)
     check_after_fault(world, spool_hash, expected)
+    assert_boxes_only_grew(before, world.boxes)
+    before = box_bytes(world.boxes)
 
     rerun = world.run("distribute", "--json")
     assert rerun.err == "", rerun.err
     check_recovered(world, expected, rerun, world.reference())
+    assert_boxes_only_grew(before, world.boxes)
 
 
 def test_a_full_disk_under_every_project_box_names_each_box_and_still_files_the_medulla_box(world, tmp_path):
