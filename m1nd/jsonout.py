@@ -10,4 +10,12 @@ import orjson
 
 
 def dumps(doc) -> bytes:
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    except orjson.JSONEncodeError:
+        # A path whose bytes are not UTF-8 reaches Python with surrogate escapes, which
+        # orjson refuses; the standard encoder keeps them, written as \uDCxx escapes.
+        import json
+
+        text = json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return text.encode("utf-8", "backslashreplace")

@@ -10,7 +10,7 @@ import os
 
 import orjson
 
-from m1nd.errors import M1ndError
+from m1nd.errors import M1ndError, UsageError
 from m1nd.fsutil import atomic_write, lock_for
 from m1nd.paths import Paths, absolute, ensure_home
 
@@ -44,6 +44,10 @@ def _same(a: str, b: str) -> bool:
 def add(paths: Paths, path: str) -> tuple[str, bool]:
     """Register a root; returns (absolute path, whether it was added)."""
     root = absolute(path)
+    try:
+        root.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{os.fsencode(root)!r} is not a UTF-8 path: the roster keeps UTF-8 paths") from None
     ensure_home(paths)
     with lock_for(paths.locks, "roster", paths.roster):
         roots = load(paths)

@@ -54,7 +54,10 @@ def compose(fields: dict) -> bytes:
         if value in (None, "", [], ()):
             continue
         ordered[key] = list(value) if key == "answers" else value
-    raw = orjson.dumps(ordered)
+    try:
+        raw = orjson.dumps(ordered)
+    except orjson.JSONEncodeError:  # argv bytes that are not UTF-8 arrive surrogate-escaped
+        raise UsageError("an argument is not valid UTF-8 text: letters are UTF-8 JSON") from None
     kind = likely_secret(raw)
     if kind:
         raise M1ndError(

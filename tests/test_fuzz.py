@@ -572,8 +572,6 @@ def _argv_bytes_not_utf8(*args: bytes, codes=(1, 2)) -> None:
     assert proc.stderr.count(b"\n") <= 1
 
 
-@pytest.mark.xfail(reason="m1nd/spool.py compose: orjson.dumps raises TypeError on a surrogate-escaped "
-                          "argument (argv bytes that are not UTF-8), a traceback instead of a usage error")
 @pytest.mark.parametrize("args", [[b"write", b"--what", b"bad \xff byte"], [b"write", b"--what", b"ok", b"--repo", b"\xfe"],
                                   [b"pickup", b"0123456789ab", b"--what", b"\xff"]], ids=["what", "repo", "pickup"])
 def test_write_with_argument_bytes_that_are_not_utf8_is_a_clean_error(args, spool_path):
@@ -581,14 +579,10 @@ def test_write_with_argument_bytes_that_are_not_utf8_is_a_clean_error(args, spoo
     assert not spool_path.exists()
 
 
-@pytest.mark.xfail(reason="m1nd/roster.py _save: orjson.dumps raises TypeError on a path whose bytes are "
-                          "not UTF-8")
 def test_roster_add_of_a_path_that_is_not_utf8_is_a_clean_error_or_works(tmp_path):
     _argv_bytes_not_utf8(b"roster", b"add", os.fsencode(str(tmp_path)) + b"/\xff", codes=(0, 1, 2))
 
 
-@pytest.mark.xfail(reason="m1nd/jsonout.py dumps: a --json document naming a path that is not UTF-8 (sweep's "
-                          "spool_path under --home, doctor's roster check naming an unreachable root) raises TypeError")
 @pytest.mark.parametrize("args", [[b"sweep", b"--json", b"--home", b"/nonexistent/h\xff"],
                                   [b"doctor", b"--json", b"--root", b"/nonexistent/\xff"]], ids=["sweep", "doctor"])
 def test_json_output_naming_a_path_that_is_not_utf8_is_not_a_traceback(args):

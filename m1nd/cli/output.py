@@ -52,7 +52,10 @@ def emit_json(doc) -> None:
 
 
 def emit_text(text: str) -> None:
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    line = text if text.endswith("\n") else text + "\n"
+    sys.stdout.flush()
+    # surrogateescape gives back the original bytes of a path that is not UTF-8
+    sys.stdout.buffer.write(line.encode("utf-8", "surrogateescape"))
     sys.stdout.flush()
 
 
