@@ -40,9 +40,17 @@ _PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = (
     # `password=hunter2`, `token = "abc123"`: a value that is not empty and not a
     # placeholder such as <redacted>, [REDACTED], (empty), {name}, ***, $VAR or ${VAR}
     # (a value opening with a bracket is taken for a placeholder).
+    # Not a credential: a comparison (`token == x`), code that computes the value
+    # (`get_token()`, `os.environ["TOKEN"]`, `config.token`), a literal such as
+    # None/null/true, or a template (`%(pw)s`, `%TOKEN%`, `{{ token }}`).
     ("credential assignment", re.compile(
         rb"(?i)(?<![A-Za-z0-9])(?:password|passwd|secret|token)\s*=\s*(?:\\?[\"'])?"
-        rb"(?!\*|[<\[({]|\$|\\?[\"']|redacted|xxx|\.\.\.)[^\s\"'\\,;&)]{3,}")),
+        rb"(?!\*|[<\[({=%]|\$|\\?[\"']|redacted|xxx|\.\.\.)"
+        rb"(?!(?:none|null|nil|true|false|undefined)(?![A-Za-z0-9_]))"
+        # (code only when unmistakable: `f()`, `a.f(\"x\")`, `d[\"x\"]`; in doubt, hold)
+        rb"(?![A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+        rb"(?:\((?:\)|\s*\\[\"'])|\[\s*\\[\"']))"
+        rb"[^\s\"'\\,;&)]{3,}")),
 )
 
 

@@ -365,6 +365,17 @@ def test_write_refuses_in_a_real_process_with_one_line_on_stderr(spool_path, tmp
 # --- no false holds ------------------------------------------------------------------
 
 ORDINARY = [
+    # code that computes a credential, comparisons, literals and templates
+    "token = get_token()",
+    "password = getpass()",
+    'token = os.environ["TOKEN"]',
+    "api = Client(token=os.getenv(\"API_TOKEN\"))",
+    'secret = settings["SECRET"]',
+    "token = None",
+    "if token==null: retry",
+    "secret=true in the flags",
+    "password=%(pw)s",
+    "token=%TOKEN%",
     "the tokenizer splits on = signs",
     "tokens are counted per request; the token budget ran out after 3 tokens",
     "token bucket refill rate is too low",
@@ -502,8 +513,10 @@ def _tokens():
                              "client_secret", "Token", "GITHUB_TOKEN"]),
             st.sampled_from(["", " ", "\t", " " * 12]),
             st.sampled_from(["", "'", '"']),
+            # values secrets.py takes for placeholders, templates and literals are no secrets
             _token(ALNUM + "-_.!@#%", 3, 20).filter(
-                lambda v: not v.lower().startswith(("xxx", "redacted", "..."))),
+                lambda v: not v.lower().startswith(("xxx", "redacted", "...", "%"))
+                and v.lower() not in ("none", "null", "nil", "true", "false", "undefined")),
         ),
     )
 
