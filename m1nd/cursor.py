@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from m1nd.boxindex import region_hashes
-from m1nd.fsutil import atomic_write
+from m1nd.fsutil import TEMP_PREFIX, atomic_write
 from m1nd.paths import ensure_dir
 
 VERSION = 3  # 2: distribute.json carries a checksum; 3: chunk checksums of the spool read
@@ -186,6 +186,21 @@ class Store:
             if rec[0] in pairs:
                 out.append(rec)
         return out
+
+    def sweep_temp_files(self) -> None:
+        """Remove temp files that a run killed mid-rewrite left behind.  Called under
+        the distribution lock, so no live writer of these directories owns them."""
+        for directory in (self.dir, os.path.join(self.dir, "boxes")):
+            try:
+                names = os.listdir(directory)
+            except OSError:
+                continue
+            for name in names:
+                if name.startswith(TEMP_PREFIX) and name.endswith(".tmp"):
+                    try:
+                        os.unlink(os.path.join(directory, name))
+                    except OSError:
+                        pass
 
     def clear(self) -> None:
         for path in (self.json, self.log):

@@ -218,6 +218,7 @@ class _Pass:
         """Pick up where the last run stopped, or start over."""
         state = None
         if self.store is not None:
+            self.store.sweep_temp_files()
             try:
                 state = self.store.load()
             except StateCorrupt as exc:

@@ -32,13 +32,16 @@ def fsync_dir(path: str) -> None:
         os.close(fd)
 
 
+TEMP_PREFIX = ".m1nd-"  # temp files of atomic rewrites: `.m1nd-XXXX.tmp`
+
+
 def atomic_write(path: str, data: bytes, mode: int = 0o600, sync: bool = True) -> None:
     """Temp file in the same directory, fsync, rename over, fsync the directory.
 
     `sync=False` keeps the atomic rename but skips the fsyncs (for caches).
     """
     directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".m1nd-", suffix=".tmp", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=directory)
     try:
         write_all(fd, data)
         os.fchmod(fd, mode)
