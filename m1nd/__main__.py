@@ -1,3 +1,3 @@
-from m1nd.cli.main import main
+from m1nd.cli.main import run
 
-main()
+run()

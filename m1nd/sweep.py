@@ -50,7 +50,7 @@ class BoxRead:
 class Sweep:
     doc: dict
     receipt: Receipt | None
-    letters: dict[str, Letter]  # the union, missions left out
+    letters: dict[str, Letter]  # the union, missions left out (in no particular order)
     graph: ReplyGraph
     boxes: tuple[BoxRead, ...]
     problems: tuple[BoxProblem, ...]  # refused or unreadable boxes
@@ -97,9 +97,11 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
             union.setdefault(letter.id, letter)
         reads.append(BoxRead(box, frozenset(ids), tuple(found.malformed)))
 
-    letters = {lid: union[lid] for lid in sorted(union) if union[lid].kind != "mission"}
+    for lid in [lid for lid, l in union.items() if l.kind == "mission"]:
+        del union[lid]
+    letters = union  # missions left out; the document lists them by id
     graph = reply_graph(letters.values(), run.markers)
-    views = [letter_view(l, graph) for l in letters.values()]
+    views = [letter_view(letters[lid], graph) for lid in sorted(letters)]
     doc = {
         "schema": SCHEMA,
         "spool_path": run.paths.spool,
