@@ -226,7 +226,8 @@ class _Pass:
         if state is not None and state.mark is not None and spool_unchanged(state.mark, self.fd):
             self.state = state
             self.kept_locations = state.locations
-            if (state.roots == self.digest or self.reroute()) and self.routes_known():
+            same_roots = state.roots == self.digest
+            if (same_roots and self.recheck_pending() or not same_roots and self.reroute()) and self.routes_known():
                 self.refile_lost_boxes()
                 # Pairs an earlier run began to file again and did not finish (killed,
                 # a full disk): their box may now hold part of their letters, so it is
@@ -272,10 +273,18 @@ class _Pass:
             return PROJECT, self.boxes_by_root[key[2:]]
         return PENDING, None
 
-    def reroute(self) -> bool:
+    def recheck_pending(self) -> bool:
+        """Route the waiting pairs again even when the roots did not change: a path
+        can come to lie inside a root (a symlink made, a directory created), and a
+        first run would file such letters.  They are few, so this is cheap."""
+        return self.reroute(only_pending=True)
+
+    def reroute(self, only_pending: bool = False) -> bool:
         """Route every pair again under changed roots.  False means: rescan fully."""
         moved: set[int] = set()
         for i, pair in enumerate(self.state.pairs):
+            if only_pending and not pair.route.startswith("n\0"):
+                continue
             new = route_key(self.run.roots.resolve(pair.brain, pair.repo))
             if new == pair.route:
                 continue
@@ -347,8 +356,15 @@ class _Pass:
         tail_counts = self._tail(tail, filer) if tail else None
         self.notes.extend(filer.finish())
         problems = filer.problems()
-        if self.write and not problems:
-            self._save(offset, lines)
+        if self.write:
+            # The cursor moves on even past a box that could not be written (refused,
+            # read-only, disk full), so that one bad box does not make every later run
+            # read the whole spool; its pairs are filed again from their logged
+            # locations by the next run, until the box takes them.
+            failed = {p.path for p in problems}
+            self._save(offset, lines, sorted(
+                i for i, pair in enumerate(pairs)
+                if (box := self.route_of(pair)[1]) is not None and box.path in failed))
         if progress is not None:
             progress(size, size)
         return self._receipt(filer, problems, tail_counts, tail[1] if tail and tail_counts is None else None)
@@ -398,10 +414,10 @@ class _Pass:
             _, box = self.route_of(self.state.pairs[i])
             filer.add(box, hashlib.sha256(raw).hexdigest()[:12], raw, -1)
 
-    def _tail(self, tail: tuple[bytes, int], filer: _Filer) -> tuple[str, bool] | None:
+    def _tail(self, tail: tuple[bytes, int], filer: _Filer) -> tuple[str, bool, str] | None:
         """A final line without `\\n`: a letter if it parses (filed and counted, but
         not recorded in the state, since a writer may still be appending), else an
-        unfinished tail.  Returns (route kind, held) for a letter, None otherwise."""
+        unfinished tail.  Returns (route kind, held, pending name) for a letter."""
         raw, _ = tail
         if not raw or raw.isspace():
             return None
@@ -412,18 +428,18 @@ class _Pass:
         lid = hashlib.sha256(raw).hexdigest()[:12]
         if route.kind == MEDULLA:
             filer.add(self.medulla, lid, raw, -1)
-            return MEDULLA, False
+            return MEDULLA, False, ""
         held = likely_secret(raw) is not None
         if route.kind == PROJECT and not held:
             filer.add(self.boxes_by_root[route.root.path], lid, raw, -1)
-        return route.kind, held
+        return route.kind, held, route.name
 
-    def _save(self, offset: int, lines: int) -> None:
+    def _save(self, offset: int, lines: int, refiling: list[int]) -> None:
         self.state.mark = mark_spool(self.fd, offset, lines, self.state.mark)
         with _naming(self.store.log):
             self.store.append_locations(self.kept_locations, self.records)
         self.state.locations = self.kept_locations + len(self.records) // LOCATION.size
-        self.state.refiling = []
+        self.state.refiling = refiling
         with _naming(self.store.json):
             self.store.save(self.state)
 
@@ -444,7 +460,7 @@ class _Pass:
                 pending_letters += live
                 pending.add(pair.route[2:])
         if tail_counts is not None:
-            kind, is_held = tail_counts
+            kind, is_held, name = tail_counts
             total += 1
             if kind == MEDULLA:
                 to_medulla += 1
@@ -454,6 +470,7 @@ class _Pass:
                 to_project += 1
             else:
                 pending_letters += 1
+                pending.add(name)
         return Receipt(
             spool_total=total,
             appended=filer.appended,
@@ -489,7 +506,8 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None) -
             if not write:
                 return one.run_pass(fh)
             ensure_home(run.paths)
-            with lock_for(run.paths.locks, "distribute", path):
+            # Keyed by the state directory, which runs over different spools share.
+            with lock_for(run.paths.locks, "distribute", run.paths.state):
                 one.start()
                 return one.run_pass(fh)
         except OSError as exc:

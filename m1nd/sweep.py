@@ -77,18 +77,20 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
         union.setdefault(letter.id, letter)
 
     problems: list[BoxProblem] = list(receipt.problems) if receipt else []
-    refused_paths = {p.path for p in problems}
+    reported = {p.path for p in problems}
     reads: list[BoxRead] = []
     for box in run.boxes():
-        if box.path in refused_paths:
-            continue
+        # A box that could not be written (disk full, read-only) can still be read:
+        # its letters from other machines belong in the union.
         try:
             found = read_box(box, union)
         except Refused as exc:
-            problems.append(BoxProblem(box.label, box.path, str(exc)))
+            if box.path not in reported:
+                problems.append(BoxProblem(box.label, box.path, str(exc)))
             continue
         except OSError as exc:
-            problems.append(BoxProblem(box.label, box.path, f"cannot read {box.path}: {exc.strerror}"))
+            if box.path not in reported:
+                problems.append(BoxProblem(box.label, box.path, f"cannot read {box.path}: {exc.strerror}"))
             continue
         ids = set()
         for _, letter in found.letters:

@@ -1,0 +1,74 @@
+"""Edges found in review: a pending letter on an unterminated last line, a box whose
+write fails is still read by the sweep, a waiting path that comes to lie inside a
+root, and a refused box that must not stop the cursor."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import write_spool
+
+SHIM = Path(__file__).resolve().parent / "faultshim.py"
+
+
+def test_a_waiting_letter_on_an_unterminated_last_line_is_named_in_pending(cli, spool_path, make_repo):
+    repo = make_repo("repo-a")
+    write_spool(spool_path, [{"repo": "repo-x", "what": "x"}])
+    with open(spool_path, "ab") as fh:
+        fh.write(b'{"repo":"repo-y","what":"y"}')  # no final newline: a letter all the same
+    receipt = cli("distribute", "--json", "--root", str(repo)).json
+    assert receipt["pending"] == ["repo-x", "repo-y"]
+    doctor = cli("doctor", "--json", "--root", str(repo)).json
+    assert doctor["mailbox"]["pending_distribution"] == ["repo-x", "repo-y"]
+
+
+def test_a_box_that_could_not_be_written_is_still_read_by_the_sweep(spool_path, make_repo, tmp_path):
+    repo = make_repo("repo-a")
+    traveled = b'{"repo":"repo-a","what":"arrived by git from another machine"}'
+    (repo / ".m1nd").mkdir()
+    (repo / ".m1nd" / "inbox.jsonl").write_bytes(traveled + b"\n")
+    write_spool(spool_path, [{"repo": "repo-a", "what": "new here"}])
+    env = dict(os.environ, FAULTSHIM_PATH=str(repo / ".m1nd" / "inbox.jsonl"), FAULTSHIM_ACTION="ENOSPC",
+               FAULTSHIM_PARTIAL="0")
+    full = subprocess.run([sys.executable, str(SHIM), "--inbox-sweep", "--root", str(repo)],
+                          capture_output=True, env=env, cwd=tmp_path)
+    assert full.returncode == 1
+    doc = json.loads(full.stdout)
+    assert doc["total"] == 2  # the letter that only the box holds is in the union
+    assert b"inbox.jsonl" in full.stderr and b"Traceback" not in full.stderr
+
+
+def test_a_waiting_path_that_comes_to_lie_inside_a_root_is_filed_without_deleting_state(
+        cli, spool_path, make_repo, tmp_path):
+    repo = make_repo("repo-a")
+    alias = tmp_path / "alias"
+    write_spool(spool_path, [{"repo": f"{alias}/src", "what": "named through a link not made yet"}])
+    first = cli("distribute", "--json", "--root", str(repo)).json
+    assert first["pending"] == ["src"] and first["to_project"] == 0
+    alias.symlink_to(repo)
+    second = cli("distribute", "--json", "--root", str(repo)).json
+    assert second["pending"] == [] and second["to_project"] == 1 and second["appended"] == 1
+
+
+def test_a_refused_box_does_not_stop_the_cursor_and_is_filed_once_it_is_fixed(
+        cli, spool_path, make_repo, tmp_path, m1nd_home):
+    good, bad = make_repo("repo-a"), make_repo("repo-b")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (bad / ".m1nd").symlink_to(outside)
+    write_spool(spool_path, [{"repo": "repo-a", "what": "a"}, {"repo": "repo-b", "what": "b"}])
+    roots = ["--root", str(good), "--root", str(bad)]
+    assert cli("distribute", *roots).code == 1
+    cursor = m1nd_home / "state" / "distribute.json"
+    assert cursor.exists()  # the cursor moved on past the refused box
+    assert list(outside.iterdir()) == []
+    assert cli("distribute", *roots).code == 1  # still refused, still nothing written there
+    assert list(outside.iterdir()) == []
+    (bad / ".m1nd").unlink()
+    receipt = cli("distribute", "--json", *roots)
+    assert receipt.code == 0 and receipt.json["appended"] == 1
+    assert (bad / ".m1nd" / "inbox.jsonl").read_bytes() == b'{"repo":"repo-b","what":"b"}\n'
