@@ -1,5 +1,5 @@
 #!/bin/sh
-# m1nd-hook-shim 1
+# m1nd-hook-shim 2
 # Installed by `m1nd hooks install`; `m1nd hooks uninstall` removes it and puts back
 # the hook it chained, if any.  It runs `m1nd hook run HOOK`, which never blocks git:
 # it exits 0, never prompts, and gives up after its time budget (M1ND_HOOK_TIMEOUT).
@@ -29,7 +29,9 @@ fi
 M1ND_IN_HOOK=1
 export M1ND_IN_HOOK
 if [ -x "$INSTALL_PYTHON" ]; then
-    "$INSTALL_PYTHON" -m m1nd hook run "$HOOK" </dev/null
+    # -P: the hook runs in the work tree, whose own `m1nd/` directory (if it has one)
+    # must never be imported in place of the installed m1nd.
+    "$INSTALL_PYTHON" -P -m m1nd hook run "$HOOK" </dev/null
 elif command -v m1nd >/dev/null 2>&1; then
     m1nd hook run "$HOOK" </dev/null
 else

@@ -63,8 +63,12 @@ class InitResult:
 
 
 def driver_command(python: str | None = None) -> str:
-    """The merge driver invocation: works from any shell, no PATH or venv needed."""
-    return f"{shlex.quote(python or sys.executable)} -m m1nd merge-driver %O %A %B"
+    """The merge driver invocation: works from any shell, no PATH or venv needed.
+
+    `-P` keeps the repository's own directory off sys.path: git runs the driver at the
+    work tree's top, where a directory named `m1nd/` would otherwise be imported.
+    """
+    return f"{shlex.quote(python or sys.executable)} -P -m m1nd merge-driver %O %A %B"
 
 
 def driver_interpreter(command: str) -> str | None:
@@ -73,6 +77,8 @@ def driver_interpreter(command: str) -> str | None:
         words = shlex.split(command)
     except ValueError:
         return None
+    if words[1:2] == ["-P"]:  # drivers recorded before m1nd passed -P have no flag
+        words = words[:1] + words[2:]
     if len(words) >= 3 and words[1:3] == ["-m", "m1nd"]:
         return words[0]
     return None

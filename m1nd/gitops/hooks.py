@@ -20,7 +20,7 @@ from m1nd.errors import M1ndError
 from m1nd.fsutil import atomic_write
 from m1nd.gitops import gitcmd
 
-SHIM_VERSION = 1
+SHIM_VERSION = 2  # 2: runs python -P (never imports an m1nd/ from the work tree)
 TEMPLATE_NAME = "shim.sh"
 MARKER = re.compile(rb"^# m1nd-hook-shim (\d+)\s*$", re.M)
 PYTHON_LINE = re.compile(rb"^INSTALL_PYTHON=(.*)$", re.M)

@@ -140,7 +140,7 @@ def test_installing_twice_changes_nothing(repo, cli):
     assert hooks_tree(hooks_dir) == before
     for name in ("post-checkout", "post-merge", "post-rewrite", "pre-commit"):
         data = (hooks_dir / name).read_bytes()
-        assert data.startswith(b"#!/bin/sh\n# m1nd-hook-shim 1\n")
+        assert data.startswith(b"#!/bin/sh\n# m1nd-hook-shim 2\n")
         assert stat.S_IMODE((hooks_dir / name).stat().st_mode) == 0o755
 
 
@@ -158,10 +158,10 @@ def test_status_says_what_is_installed(repo, cli):
     assert states["post-merge"]["legacy_chained"] is False
     assert states["post-merge"]["interpreter_found"] is True
     shim = hooks_dir / "post-rewrite"
-    shim.write_bytes(shim.read_bytes().replace(b"# m1nd-hook-shim 1", b"# m1nd-hook-shim 0"))
+    shim.write_bytes(shim.read_bytes().replace(b"# m1nd-hook-shim 2", b"# m1nd-hook-shim 0"))
     text = cli("hooks", "status", str(repo)).stdout
     assert "post-rewrite: m1nd shim v0, outdated" in text
-    assert "post-checkout: m1nd shim v1, current; chains post-checkout.legacy" in text
+    assert "post-checkout: m1nd shim v2, current; chains post-checkout.legacy" in text
     assert "pre-commit: not installed" in text
     assert cli("hooks", "install", "--json", str(repo)).json["actions"][2]["action"] == "updated"
 
@@ -190,7 +190,7 @@ def test_force_replaces_a_foreign_hook_without_keeping_it(repo, cli):
     write_hook(hooks_dir / "post-merge", "echo old\n")
     assert cli("hooks", "install", "--force", str(repo)).code == 0
     assert not (hooks_dir / "post-merge.legacy").exists()
-    assert hookmod.shim_version((hooks_dir / "post-merge").read_bytes()) == 1
+    assert hookmod.shim_version((hooks_dir / "post-merge").read_bytes()) == hookmod.SHIM_VERSION
 
 
 def test_a_foreign_hook_with_a_legacy_already_there_is_refused(repo, cli):
@@ -216,7 +216,7 @@ def test_core_hooks_path_is_refused_unless_forced(repo, cli):
     assert not [p for p in (repo / ".git" / "hooks").iterdir() if not p.name.endswith(".sample")]
     forced = cli("hooks", "install", "--force", str(repo))
     assert forced.code == 0
-    assert hookmod.shim_version((repo / ".husky" / "post-checkout").read_bytes()) == 1
+    assert hookmod.shim_version((repo / ".husky" / "post-checkout").read_bytes()) == hookmod.SHIM_VERSION
 
 
 def test_a_shim_without_its_interpreter_or_m1nd_on_path_warns_once(repo, tmp_path):
@@ -391,7 +391,7 @@ def test_a_bare_layout_installs_into_the_bare_repository(repo, cli, tmp_path):
     result = cli("hooks", "install", "--json", str(wt))
     assert result.code == 0, result.stderr
     assert result.json["hooks_dir"] == str(bare / "hooks")
-    assert hookmod.shim_version((bare / "hooks" / "post-merge").read_bytes()) == 1
+    assert hookmod.shim_version((bare / "hooks" / "post-merge").read_bytes()) == hookmod.SHIM_VERSION
     assert git(wt, "checkout", "-q", "-b", "x").returncode == 0
 
 

@@ -72,3 +72,23 @@ def test_a_refused_box_does_not_stop_the_cursor_and_is_filed_once_it_is_fixed(
     receipt = cli("distribute", "--json", *roots)
     assert receipt.code == 0 and receipt.json["appended"] == 1
     assert (bad / ".m1nd" / "inbox.jsonl").read_bytes() == b'{"repo":"repo-b","what":"b"}\n'
+
+
+def test_hooks_and_the_merge_driver_never_import_an_m1nd_directory_of_the_work_tree(cli, make_repo, tmp_path):
+    repo = make_repo("repo-a")
+    planted = repo / "m1nd"
+    planted.mkdir()
+    (planted / "__init__.py").write_text("")
+    (planted / "__main__.py").write_text("open('PLANTED-CODE-RAN', 'w').close()\n")
+    assert cli("init", str(repo)).code == 0
+    assert cli("hooks", "install", str(repo)).code == 0
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "one"], check=True)
+    subprocess.run(["git", "-C", str(repo), "checkout", "-q", "-b", "two"], check=True, capture_output=True)
+    driver = subprocess.run(["git", "-C", str(repo), "config", "merge.m1nd-inbox.driver"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    for name in ("base", "ours", "theirs"):
+        (tmp_path / name).write_bytes(b'{"what":"x"}\n')
+    command = driver.replace("%O", str(tmp_path / "base")).replace("%A", str(tmp_path / "ours"))
+    command = command.replace("%B", str(tmp_path / "theirs"))
+    assert subprocess.run(["sh", "-c", command], cwd=repo).returncode == 0
+    assert not (repo / "PLANTED-CODE-RAN").exists()
