@@ -28,7 +28,10 @@ def load(paths: Paths) -> dict:
 
 
 def foreign_markers(paths: Paths) -> tuple[str, ...]:
-    markers = load(paths).get("mailbox", {}).get("foreign_markers")
+    mailbox = load(paths).get("mailbox", {})
+    if not isinstance(mailbox, dict):
+        raise M1ndError(f"{paths.config}: [mailbox] must be a table")
+    markers = mailbox.get("foreign_markers")
     if markers is None:
         return DEFAULT_FOREIGN_MARKERS
     if not isinstance(markers, list) or not all(isinstance(m, str) and m for m in markers):

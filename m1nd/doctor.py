@@ -21,7 +21,7 @@ from m1nd.sweep import MISDELIVERY
 SCHEMA = "m1nd-doctor-v0"
 OK, WARN, ERROR = "ok", "warn", "error"
 CONFLICT_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ")
-_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+_DAY = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _EPOCH = date(1970, 1, 1)
 
 

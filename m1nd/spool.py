@@ -111,7 +111,7 @@ def letter_fields(
     if disposition is not None and disposition not in DISPOSITIONS:
         raise UsageError(f"--disposition must be one of {', '.join(DISPOSITIONS)}")
     return {
-        "ts": ts or stamp(parse_now()),
+        "ts": ts if ts and parse_now(ts) else stamp(parse_now()),  # a given --ts must parse
         "agent": agent or default_agent(),
         "class": klass,
         "kind": kind,

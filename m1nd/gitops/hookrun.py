@@ -170,9 +170,16 @@ def _predates_consent() -> bool:
     root = find_bound_root()
     if root is None or os.path.lexists(os.path.join(root, ".m1nd", ".gitignore")):
         return False
+    try:  # a checked-out tree that carries the consent's attribute is not from before it
+        with open(os.path.join(root, ".gitattributes"), "rb") as fh:
+            if b"merge=m1nd-inbox" in fh.read():
+                return False
+    except OSError:
+        pass
     from m1nd.gitops import gitcmd
 
-    return gitcmd.config_get(root, "merge.m1nd-inbox.driver") is not None
+    # Only this clone's own config: a driver set globally says nothing of this repository.
+    return gitcmd.config_get(root, "merge.m1nd-inbox.driver", local=True) is not None
 
 
 def open_letters_line(label: str, open_count: int, new: int) -> str:

@@ -92,3 +92,32 @@ def test_hooks_and_the_merge_driver_never_import_an_m1nd_directory_of_the_work_t
     command = command.replace("%B", str(tmp_path / "theirs"))
     assert subprocess.run(["sh", "-c", command], cwd=repo).returncode == 0
     assert not (repo / "PLANTED-CODE-RAN").exists()
+
+
+def test_a_config_whose_mailbox_is_not_a_table_is_one_error_line(cli, m1nd_home):
+    m1nd_home.mkdir(parents=True, exist_ok=True)
+    (m1nd_home / "config.toml").write_text("mailbox = 5\n")
+    result = cli("sweep", "--json", "--no-distribute")
+    assert result.code == 1
+    assert "must be a table" in result.json["error"]["message"]
+
+
+def test_write_refuses_a_ts_that_is_not_iso_8601(cli, spool_path):
+    assert cli("write", "--what", "x", "--ts", "garbage").code == 2
+    assert not spool_path.exists()
+    assert cli("write", "--what", "x", "--ts", "2026-05-01T10:00:00Z").code == 0
+    assert b'"ts":"2026-05-01T10:00:00Z"' in spool_path.read_bytes()
+
+
+def test_a_merge_driver_set_globally_does_not_stop_hooks_from_filing(cli, make_repo, spool_path, tmp_path):
+    repo = make_repo("repo-a")
+    global_config = tmp_path / "global.gitconfig"
+    global_config.write_text("[merge \"m1nd-inbox\"]\n\tdriver = m1nd merge-driver %O %A %B\n")
+    env = dict(os.environ, GIT_CONFIG_GLOBAL=str(global_config))
+    assert cli("roster", "add", str(repo)).code == 0
+    assert cli("hooks", "install", str(repo)).code == 0
+    write_spool(spool_path, [{"repo": "repo-a", "what": "the first letter this repository gets"}])
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "one"], check=True, env=env)
+    subprocess.run(["git", "-C", str(repo), "checkout", "-q", "-b", "two"], check=True, env=env,
+                   capture_output=True)
+    assert (repo / ".m1nd" / "inbox.jsonl").read_bytes().count(b"\n") == 1
