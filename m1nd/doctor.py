@@ -143,6 +143,9 @@ def _boxes_check(run: Run) -> Check:
 
 
 def _roster_check(run: Run) -> Check:
+    if run.setup_problems:  # the real roster is unknown: nothing else here can be trusted
+        return Check("roster", ERROR, "; ".join(run.setup_problems),
+                     f"repair or remove {shlex.quote(run.paths.roster)} (m1nd roster add PATH rebuilds it)")
     notes, fix = [], ""
     for root in run.roots.unreachable:
         notes.append(f"{root.path} is unreachable")
@@ -217,7 +220,10 @@ def diagnose(run: Run, now: datetime) -> Report:
             pending, pending_count = plan.pending, plan.pending_letters
         except M1ndError as exc:
             spool_error = exc.message
-    mailbox = None if spool is None or spool_error else mailbox_block(spool, pending, run.paths.spool, now)
+    # The mailbox block needs the real roster: without it, it says nothing (the roster
+    # check says why) rather than pending names an empty roster would give.
+    readable = spool is not None and not spool_error and not run.setup_problems
+    mailbox = mailbox_block(spool, pending, run.paths.spool, now) if readable else None
     checks = [
         _spool_check(run, spool, spool_error),
         _boxes_check(run),

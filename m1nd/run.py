@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from m1nd import config, roster
 from m1nd.boxes import Box, medulla_box, project_box
+from m1nd.errors import M1ndError
+from m1nd.fates import DEFAULT_FOREIGN_MARKERS
 from m1nd.paths import Paths, resolve_paths
 from m1nd.routing import RootSet, build_roots, find_bound_root
 
@@ -16,6 +18,7 @@ class Run:
     roots: RootSet
     bound: str | None
     markers: tuple[str, ...]
+    setup_problems: tuple[str, ...] = ()  # a roster or config that could not be read (tolerant runs)
 
     @property
     def medulla(self) -> Box:
@@ -31,8 +34,27 @@ def open_run(
     spool: str | None = None,
     extra_roots: list[str] | None = None,
     cwd: str | None = None,
+    tolerant: bool = False,
 ) -> Run:
+    """The run's paths, roots and settings.  A roster or config that cannot be read
+    fails the command, unless `tolerant` (doctor): then the run goes on without it
+    and says so in `setup_problems`."""
     paths = resolve_paths(home, spool)
     bound = find_bound_root(cwd)
-    roots = build_roots(bound, roster.load(paths), extra_roots or [], paths.home)
-    return Run(paths, roots, bound, config.foreign_markers(paths))
+    problems = []
+    try:
+        registered = roster.load(paths)
+    except M1ndError as exc:
+        if not tolerant:
+            raise
+        registered = []
+        problems.append(exc.message)
+    try:
+        markers = config.foreign_markers(paths)
+    except M1ndError as exc:
+        if not tolerant:
+            raise
+        markers = DEFAULT_FOREIGN_MARKERS
+        problems.append(exc.message)
+    roots = build_roots(bound, registered, extra_roots or [], paths.home)
+    return Run(paths, roots, bound, markers, tuple(problems))

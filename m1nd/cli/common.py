@@ -21,7 +21,7 @@ def reporting(as_json: bool) -> Iterator[None]:
         raise typer.Exit(exc.exit_code) from None
 
 
-def open_run(home, spool, roots):
+def open_run(home, spool, roots, tolerant: bool = False):
     from m1nd.run import open_run as _open
 
-    return _open(home=home, spool=spool, extra_roots=roots or [])
+    return _open(home=home, spool=spool, extra_roots=roots or [], tolerant=tolerant)

@@ -22,7 +22,7 @@ def doctor(
 
     with reporting(json_out):
         moment = parse_now(now)
-        report = diagnose(open_run(home, spool, roots), moment)
+        report = diagnose(open_run(home, spool, roots, tolerant=True), moment)
     if json_out:
         output.emit_json(report.as_json())
     else:

@@ -121,3 +121,16 @@ def test_a_merge_driver_set_globally_does_not_stop_hooks_from_filing(cli, make_r
     subprocess.run(["git", "-C", str(repo), "checkout", "-q", "-b", "two"], check=True, env=env,
                    capture_output=True)
     assert (repo / ".m1nd" / "inbox.jsonl").read_bytes().count(b"\n") == 1
+
+
+def test_doctor_diagnoses_a_corrupt_roster_instead_of_stopping(cli, m1nd_home, spool_path):
+    write_spool(spool_path, [{"repo": "repo-a", "what": "x"}])
+    (m1nd_home / "roster.json").write_text("{not json")
+    result = cli("doctor", "--json")
+    assert result.code == 1
+    doc = result.json
+    assert doc["mailbox"] is None
+    roster = next(c for c in doc["checks"] if c["name"] == "roster")
+    assert roster["status"] == "error" and "roster" in roster["message"]
+    assert {c["name"] for c in doc["checks"]} >= {"spool", "boxes", "pending", "held", "consent", "git"}
+    assert cli("distribute").code == 1  # every other command still fails closed
