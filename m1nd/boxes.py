@@ -68,19 +68,49 @@ def refusal(box: Box) -> str | None:
     return None
 
 
-def _birth(box: Box) -> None:
-    """Make `<root>/.m1nd/` and, only when none exists, its consent-deferred .gitignore."""
+APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+
+
+def _open_for_append(box: Box) -> int:
+    """Open (creating) the box for appending, never through a symlink.
+
+    For a project box, `.m1nd/` is opened first with O_NOFOLLOW and the box and its
+    birth `.gitignore` are opened relative to that descriptor: a `.m1nd` swapped for
+    a symlink after the refusal check is refused here, not followed.
+    """
     if box.root is None:
-        return
+        return _refusing_symlinks(box.path, lambda: os.open(box.path, APPEND_FLAGS, 0o644))
     try:
         os.mkdir(box.root.box_dir, 0o755)
     except FileExistsError:
         pass
-    gitignore = os.path.join(box.root.box_dir, ".gitignore")
-    if os.path.lexists(gitignore):
-        return
+    dir_fd = _refusing_symlinks(
+        box.root.box_dir, lambda: os.open(box.root.box_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW))
     try:
-        fd = os.open(gitignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        _birth_gitignore(dir_fd)
+        return _refusing_symlinks(box.path, lambda: os.open("inbox.jsonl", APPEND_FLAGS, 0o644, dir_fd=dir_fd))
+    finally:
+        os.close(dir_fd)
+
+
+def _refusing_symlinks(path: str, opener) -> int:
+    try:
+        return opener()
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # became a symlink (or a file) under us
+            raise Refused(f"{path} is a symlink or not what it was") from None
+        raise
+
+
+def _birth_gitignore(dir_fd: int) -> None:
+    """Write `.gitignore` = `inbox.jsonl\n` only when `.m1nd/` has none (of any kind)."""
+    try:
+        os.stat(".gitignore", dir_fd=dir_fd, follow_symlinks=False)
+        return
+    except FileNotFoundError:
+        pass
+    try:
+        fd = os.open(".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
     except FileExistsError:
         return
     try:
@@ -108,14 +138,7 @@ def append(box: Box, ids: list[str], raws: list[bytes], lock_dir: str, index: Bo
         reason = refusal(box)
         if reason:
             raise Refused(reason)
-        _birth(box)
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
-        try:
-            fd = os.open(box.path, flags, 0o644)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:  # became a symlink under us
-                raise Refused(f"{box.path} is a symlink") from None
-            raise
+        fd = _open_for_append(box)
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise Refused(f"{box.path} is not a regular file")

@@ -134,3 +134,26 @@ def test_doctor_diagnoses_a_corrupt_roster_instead_of_stopping(cli, m1nd_home, s
     assert roster["status"] == "error" and "roster" in roster["message"]
     assert {c["name"] for c in doc["checks"]} >= {"spool", "boxes", "pending", "held", "consent", "git"}
     assert cli("distribute").code == 1  # every other command still fails closed
+
+
+def test_a_m1nd_dir_swapped_for_a_symlink_after_the_refusal_check_is_not_followed(tmp_path, monkeypatch, make_repo):
+    """The race the check-then-open order leaves: `.m1nd` passes `refusal()` and is then
+    replaced by a symlink before the box is opened (simulated by letting the check pass)."""
+    from m1nd import boxes
+    from m1nd.boxindex import BoxIndex
+    from m1nd.routing import build_roots
+
+    repo = make_repo("repo-a")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / ".m1nd").symlink_to(outside)
+    root = build_roots(None, [], [str(repo)], str(tmp_path / "home")).roots[0]
+    monkeypatch.setattr(boxes, "refusal", lambda box: None)
+    raw = b'{"repo":"repo-a","what":"x"}'
+    try:
+        boxes.append(boxes.project_box(root), ["id"], [raw], str(tmp_path / "locks"), BoxIndex("x", None))
+        raised = False
+    except boxes.Refused:
+        raised = True
+    assert raised
+    assert list(outside.iterdir()) == []
