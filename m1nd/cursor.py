@@ -26,9 +26,8 @@ from m1nd.boxindex import region_hashes
 from m1nd.fsutil import TEMP_PREFIX, atomic_write
 from m1nd.paths import ensure_dir
 
-VERSION = 3  # 2: distribute.json carries a checksum; 3: chunk checksums of the spool read
+VERSION = 4  # 2: distribute.json carries a checksum; 3: chunk checksums of the spool read; 4: no malformed list
 LOCATION = struct.Struct("<IQI")  # pair index, offset, length
-MALFORMED_KEPT = 1000
 
 
 class StateCorrupt(Exception):
@@ -60,8 +59,6 @@ class State:
     mark: SpoolMark | None = None
     roots: str = ""
     pairs: list[Pair] = field(default_factory=list)
-    malformed: list[int] = field(default_factory=list)  # first line numbers
-    malformed_count: int = 0
     locations: int = 0  # records in the location log that belong to this state
     refiling: list[int] = field(default_factory=list)  # pairs a run began to file again, not yet done
 
@@ -126,8 +123,7 @@ class Store:
                 raise ValueError("checksum mismatch")
             mark = SpoolMark(**doc["mark"]) if doc["mark"] is not None else None
             pairs = [Pair(b, r, route, int(c), int(h)) for b, r, route, c, h in doc["pairs"]]
-            state = State(mark, str(doc["roots"]), pairs, [int(n) for n in doc["malformed"]],
-                          int(doc["malformed_count"]), int(doc["locations"]),
+            state = State(mark, str(doc["roots"]), pairs, int(doc["locations"]),
                           [int(i) for i in doc.get("refiling", [])])
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise StateCorrupt(f"{self.json} is corrupt ({exc})") from None
@@ -146,8 +142,6 @@ class Store:
             "mark": vars(state.mark) if state.mark else None,
             "roots": state.roots,
             "pairs": [[p.brain, p.repo, p.route, p.count, p.held] for p in state.pairs],
-            "malformed": state.malformed[:MALFORMED_KEPT],
-            "malformed_count": state.malformed_count,
             "locations": state.locations,
             "refiling": state.refiling,
         }

@@ -25,7 +25,7 @@ import orjson
 from m1nd import boxes
 from m1nd.boxes import Box, project_box
 from m1nd.boxindex import BoxIndex
-from m1nd.cursor import LOCATION, MALFORMED_KEPT, Pair, State, StateCorrupt, Store, mark_spool, spool_unchanged
+from m1nd.cursor import LOCATION, Pair, State, StateCorrupt, Store, mark_spool, spool_unchanged
 from m1nd.errors import M1ndError
 from m1nd.fsutil import gc_paused, lock_for
 from m1nd.letters import iter_raw, load
@@ -70,12 +70,9 @@ class Receipt:
     to_medulla: int
     pending: tuple[str, ...]
     problems: tuple[BoxProblem, ...] = ()
-    malformed: tuple[int, ...] = ()  # spool line numbers (the first MALFORMED_KEPT)
-    unfinished_tail: int | None = None
     pending_letters: int = 0
     appended_by_box: tuple[tuple[str, int], ...] = ()  # (box path, letters newly appended)
     held: int = 0
-    malformed_count: int = 0
     notes: tuple[str, ...] = ()  # state that did not verify and was rebuilt
 
     def appended_to(self, box_path: str) -> int:
@@ -128,7 +125,6 @@ class _Filer:
         self.batches: dict[str, _Batch] = {}
         self.buffered = 0
         self.appended = 0
-        self.held = 0
 
     def add(self, box: Box, lid: str, raw: bytes, pair: int) -> None:
         batch = self.batches.get(box.path)
@@ -153,7 +149,6 @@ class _Filer:
                 held = held_in_batch(raws)
                 if held:
                     for i in held:
-                        self.held += 1
                         if batch.pairs[i] >= 0:
                             self.pairs[batch.pairs[i]].held += 1
                     ids = [x for i, x in enumerate(ids) if i not in held]
@@ -316,7 +311,6 @@ class _Pass:
         size = os.fstat(self.fd).st_size
         progress = self.progress
         tail = None
-        malformed = state.malformed
         for start, end, raw, terminated in iter_raw(fh, offset):
             n += 1
             if not terminated:
@@ -326,10 +320,7 @@ class _Pass:
                 offset, lines = end, n
                 continue
             obj = load(raw)
-            if obj is None:
-                state.malformed_count += 1
-                if len(malformed) < MALFORMED_KEPT:
-                    malformed.append(n)
+            if obj is None:  # malformed: never filed (doctor names it)
                 offset, lines = end, n
                 continue
             key = (obj.get("brain", ""), obj.get("repo", ""))
@@ -367,7 +358,7 @@ class _Pass:
                 if (box := self.route_of(pair)[1]) is not None and box.path in failed))
         if progress is not None:
             progress(size, size)
-        return self._receipt(filer, problems, tail_counts, tail[1] if tail and tail_counts is None else None)
+        return self._receipt(filer, problems, tail_counts)
 
     def read_moved(self) -> bool:
         """Read back the letters of the moved pairs from their logged locations.
@@ -443,7 +434,7 @@ class _Pass:
         with _naming(self.store.json):
             self.store.save(self.state)
 
-    def _receipt(self, filer: _Filer, problems, tail_counts, unfinished: int | None) -> Receipt:
+    def _receipt(self, filer: _Filer, problems, tail_counts) -> Receipt:
         total = to_project = to_medulla = pending_letters = held = 0
         pending: set[str] = set()
         for pair in self.state.pairs:
@@ -478,12 +469,9 @@ class _Pass:
             to_medulla=to_medulla,
             pending=tuple(sorted(pending)),
             problems=problems,
-            malformed=tuple(self.state.malformed),
-            unfinished_tail=unfinished,
             pending_letters=pending_letters,
             appended_by_box=filer.appended_by_box(),
             held=held,
-            malformed_count=self.state.malformed_count,
             notes=tuple(self.notes),
         )
 
