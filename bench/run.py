@@ -26,9 +26,13 @@ PY = sys.executable
 
 
 def measure(argv: list[str], env: dict, stdout=subprocess.DEVNULL) -> tuple[float, float]:
-    """(seconds, peak RSS in MB) of one process run to completion; fails loudly."""
+    """(seconds, peak RSS in MB) of one process run to completion; fails loudly.
+
+    Runs in the bench's work directory (env HOME), outside any git work tree, so
+    that no bound root joins the roots.
+    """
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=stdout, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, env=env, stdout=stdout, stderr=subprocess.PIPE, cwd=env["HOME"])
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace")

@@ -1,0 +1,22 @@
+"""The benchmark stays runnable: a tiny run prints every row of its table."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "run.py"
+
+
+def test_a_tiny_benchmark_run_prints_every_operation_with_its_ratio(tmp_path):
+    done = subprocess.run([sys.executable, str(BENCH), "--letters", "400", "--repos", "3", "--repeat", "1",
+                           "--workdir", str(tmp_path / "bench")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and "---" not in line]
+    names = [row.split("|")[1].strip() for row in rows[1:]]
+    assert names == [
+        "baseline: read + sha256 + orjson", "first `m1nd distribute`", "`m1nd --inbox-sweep --no-distribute`",
+        "re-run, nothing new", "re-run after 1,000 new letters", "`python -c 'import typer'`", "`m1nd --version`",
+        "first distribute at N/4 (memory)", "first distribute at N/2 (memory)",
+    ]
+    ratios = {row.split("|")[1].strip(): row.split("|")[4].strip() for row in rows[1:]}
+    assert float(ratios["first `m1nd distribute`"]) > 0
