@@ -19,13 +19,12 @@ from pathlib import Path
 from m1nd.errors import M1ndError
 from m1nd.fsutil import atomic_write
 from m1nd.gitops import gitcmd
+from m1nd.gitops.hookrun import STAGE_HOOK, SYNC_HOOKS
 
 SHIM_VERSION = 2  # 2: runs python -P (never imports an m1nd/ from the work tree)
 TEMPLATE_NAME = "shim.sh"
 MARKER = re.compile(rb"^# m1nd-hook-shim (\d+)\s*$", re.M)
 PYTHON_LINE = re.compile(rb"^INSTALL_PYTHON=(.*)$", re.M)
-SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
-STAGE_HOOK = "pre-commit"
 ALL_HOOKS = SYNC_HOOKS + (STAGE_HOOK,)
 LEGACY_SUFFIX = ".legacy"
 PEEK = 16 << 10  # a shim is small; a foreign hook may be a large binary
