@@ -5,11 +5,14 @@ letters in large batches under each box's lock with dedup by id (boxindex.py), a
 keeps per (brain, repo) pair counts so that the receipt always describes the whole
 spool ("filed now or earlier") exactly as a first run would.
 
-When the roots change, each pair is routed again; a pair that now resolves to a
-different project box has its letters read back from their logged spool locations
-and filed there.  A spool that was replaced, truncated or rewritten, state that
-does not verify, or a pair moving to or from the medulla box means a full rescan.
-Held letters (secrets.py) are never filed into a project box.
+When the roots change every pair is routed again (waiting pairs are, every run); a
+pair that now resolves to a different project box has its letters read back from
+their logged spool locations and filed there.  The same refiling serves a box
+deleted or emptied outside m1nd, and a box that was refused or failed at the write
+call, whose pairs stay marked until the box takes them (the cursor moves on).  A
+spool that was replaced, truncated or rewritten, state that does not verify, or a
+pair moving to or from the medulla box means a full rescan.  Held letters
+(secrets.py) are never filed into a project box.
 """
 
 from __future__ import annotations
