@@ -164,18 +164,7 @@ class BoxIndex:
         atomic_write(self.file, orjson.dumps(meta) + b"\n" + self.blob, sync=False)
         self.dirty = False
 
-    # -- queries ---------------------------------------------------------------
-    def __contains__(self, lid: str) -> bool:
-        if lid in self.added:
-            return True
-        key = lid.encode("ascii")
-        at = _position(self.blob, key)
-        return self.blob[at * ID_LEN:(at + 1) * ID_LEN] == key
-
-    def add(self, lid: str) -> None:
-        self.added.add(lid)
-        self.dirty = True
-
+    # -- the one query -----------------------------------------------------------
     def take_new(self, ids: list[str]) -> list[int]:
         """Positions of the ids not yet in the box (each id once); adds them."""
         added = self.added

@@ -195,10 +195,3 @@ class Store:
                         os.unlink(os.path.join(directory, name))
                     except OSError:
                         pass
-
-    def clear(self) -> None:
-        for path in (self.json, self.log):
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
