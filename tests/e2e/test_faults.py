@@ -158,8 +158,10 @@ class Line:
         return not self.raw.strip()
 
 
-def split_lines(data: bytes) -> list[Line]:
-    out, start, number = [], 0, 0
+def raw_lines(data: bytes):
+    """(number, start, raw, terminated) per line, split on `\n`, one `\r` dropped:
+    the contract's rule, written out here independently of m1nd's reader."""
+    start, number = 0, 0
     while start < len(data):
         end = data.find(b"\n", start)
         terminated = end >= 0
@@ -168,9 +170,13 @@ def split_lines(data: bytes) -> list[Line]:
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         number += 1
-        out.append(Line(number, start, raw, terminated, None if not raw.strip() else strict_load(raw)))
+        yield number, start, raw, terminated
         start = end + 1
-    return out
+
+
+def split_lines(data: bytes) -> list[Line]:
+    return [Line(number, start, raw, terminated, None if not raw.strip() else strict_load(raw))
+            for number, start, raw, terminated in raw_lines(data)]
 
 
 def spool_letters(data: bytes) -> list[Line]:
@@ -195,23 +201,13 @@ def scan_box(path: Path, known: set[str] = frozenset()) -> BoxScan:
     if not path.exists():
         return BoxScan([], [])
     ids, fragments = [], []
-    data = path.read_bytes()
-    start, number = 0, 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        terminated = end >= 0
-        end = end if terminated else len(data)
-        raw = data[start:end]
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
-        number += 1
+    for number, start, raw, terminated in raw_lines(path.read_bytes()):
         if raw.strip():
             lid = sha12(raw)
             if lid in known or strict_load(raw) is not None:
                 ids.append(lid)
             else:
                 fragments.append(Line(number, start, raw, terminated, None))
-        start = end + 1
     return BoxScan(ids, fragments)
 
 
