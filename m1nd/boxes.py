@@ -16,7 +16,9 @@ from m1nd.fsutil import lock_for, write_all
 from m1nd.letters import FileRead, read_file
 from m1nd.routing import Root
 
-BIRTH_GITIGNORE = b"inbox.jsonl\n"
+# The box and the ignore file itself are ignored: git does not see an unconsented `.m1nd/`.
+BIRTH_GITIGNORE = b"inbox.jsonl\n.gitignore\n"
+EARLIER_BIRTH_GITIGNORE = b"inbox.jsonl\n"  # what earlier versions wrote (upgraded, safety.py)
 MEDULLA_LABEL = "medulla"
 
 
@@ -103,7 +105,7 @@ def _refusing_symlinks(path: str, opener) -> int:
 
 
 def _birth_gitignore(dir_fd: int) -> None:
-    """Write `.gitignore` = `inbox.jsonl\n` only when `.m1nd/` has none (of any kind)."""
+    """Write the birth `.gitignore` only when `.m1nd/` has none (of any kind)."""
     try:
         os.stat(".gitignore", dir_fd=dir_fd, follow_symlinks=False)
         return
@@ -125,13 +127,14 @@ def ends_with_newline(fd: int) -> bool:
     return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
 
 
-def append(box: Box, ids: list[str], raws: list[bytes], lock_dir: str, index: BoxIndex) -> int:
+def append(box: Box, ids: list[str], raws: list[bytes], lock_dir: str, index: BoxIndex, exclude=None) -> int:
     """Append every letter whose id is not yet in the box, under the box's lock.
 
     Lock, re-check, act: the index is brought up to date under the lock, so letters
     that arrived by git or from another distributor are never written twice.  The
-    caller fsyncs (once per run, see `sync`).  Returns how many letters were
-    appended; raises Refused for a refused box.
+    caller fsyncs (once per run, see `sync`).  `exclude(new_ids)`, when given, names
+    the new ids to leave out all the same (git holds them elsewhere).  Returns how
+    many letters were appended; raises Refused for a refused box.
     """
     # Keyed by the real path: two spellings of one box (a symlinked root) share a lock.
     with lock_for(lock_dir, "box", os.path.realpath(box.path)):
@@ -144,6 +147,11 @@ def append(box: Box, ids: list[str], raws: list[bytes], lock_dir: str, index: Bo
                 raise Refused(f"{box.path} is not a regular file")
             index.refresh(fd)
             keep = index.take_new(ids)
+            if keep and exclude is not None:
+                skip = exclude([ids[i] for i in keep])
+                if skip:
+                    index.added.difference_update(skip)
+                    keep = [i for i in keep if ids[i] not in skip]
             if not keep:
                 return 0
             chosen = raws if len(keep) == len(raws) else [raws[i] for i in keep]

@@ -164,6 +164,27 @@ class BoxIndex:
         atomic_write(self.file, orjson.dumps(meta) + b"\n" + self.blob, sync=False)
         self.dirty = False
 
+    def untouched(self) -> bool:
+        """True when the box file is the one this index last saw, unchanged or only
+        grown since (no letter of it can have been dropped); False when it was
+        replaced, rewritten or truncated, or when no saved index says."""
+        self._load()
+        if self.ident is None:
+            return False
+        try:
+            fd = os.open(self.box_path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            return False
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != self.ident or st.st_size < self.offset:
+                return False
+            if (st.st_size, st.st_mtime_ns) == self.seen:
+                return True
+            return region_hashes(fd, self.offset) == self.hashes
+        finally:
+            os.close(fd)
+
     # -- the one query -----------------------------------------------------------
     def take_new(self, ids: list[str]) -> list[int]:
         """Positions of the ids not yet in the box (each id once); adds them."""

@@ -61,6 +61,7 @@ class State:
     pairs: list[Pair] = field(default_factory=list)
     locations: int = 0  # records in the location log that belong to this state
     refiling: list[int] = field(default_factory=list)  # pairs a run began to file again, not yet done
+    waiting: dict[int, int] = field(default_factory=dict)  # pair -> letters waiting for a safe filing
 
     def index(self) -> dict[tuple[str, str], int]:
         return {(p.brain, p.repo): i for i, p in enumerate(self.pairs)}
@@ -124,7 +125,8 @@ class Store:
             mark = SpoolMark(**doc["mark"]) if doc["mark"] is not None else None
             pairs = [Pair(b, r, route, int(c), int(h)) for b, r, route, c, h in doc["pairs"]]
             state = State(mark, str(doc["roots"]), pairs, int(doc["locations"]),
-                          [int(i) for i in doc.get("refiling", [])])
+                          [int(i) for i in doc.get("refiling", [])],
+                          {int(i): int(n) for i, n in doc.get("waiting", [])})
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise StateCorrupt(f"{self.json} is corrupt ({exc})") from None
         try:
@@ -145,6 +147,8 @@ class Store:
             "locations": state.locations,
             "refiling": state.refiling,
         }
+        if state.waiting:  # letters a hook (or git mid-operation) left for a safe filing
+            doc["waiting"] = sorted([i, n] for i, n in state.waiting.items())
         doc["sum"] = _checksum(orjson.dumps(doc))
         atomic_write(self.json, orjson.dumps(doc))
 

@@ -31,11 +31,13 @@ from m1nd.boxindex import BoxIndex
 from m1nd.cursor import LOCATION, Pair, State, StateCorrupt, Store, mark_spool, spool_unchanged
 from m1nd.errors import M1ndError
 from m1nd.fsutil import gc_paused, lock_for
+from m1nd.gitops.safety import Gate
 from m1nd.letters import iter_raw, load
 from m1nd.paths import ensure_home
 from m1nd.routing import MEDULLA, PENDING, PROJECT, Route
 from m1nd.run import Run
 from m1nd.secrets import held_in_batch, likely_secret
+from m1nd.words import plural
 
 FLUSH_BYTES = 16 << 20  # buffered letter bytes before the batches are written out
 PROGRESS_EVERY = 1 << 16  # lines between progress callbacks
@@ -76,10 +78,14 @@ class Receipt:
     pending_letters: int = 0
     appended_by_box: tuple[tuple[str, int], ...] = ()  # (box path, letters newly appended)
     held: int = 0
-    notes: tuple[str, ...] = ()  # state that did not verify and was rebuilt
+    notes: tuple[str, ...] = ()  # state that did not verify and was rebuilt; letters that wait
+    waiting_by_box: tuple[tuple[str, int], ...] = ()  # (box path, letters waiting for a safe filing)
 
     def appended_to(self, box_path: str) -> int:
         return dict(self.appended_by_box).get(box_path, 0)
+
+    def waiting_for(self, box_path: str) -> int:
+        return dict(self.waiting_by_box).get(box_path, 0)
 
     def as_json(self) -> dict:
         return {
@@ -115,27 +121,41 @@ class _Batch:
     index: BoxIndex | None = None
     appended: int = 0
     problem: str | None = None
+    wait: str | None = None  # why this filing leaves the box alone (safety.py)
+    consented: bool = False  # git does not ignore the box
+    refiled: set[str] = field(default_factory=set)  # ids filed again: skipped when git holds them
 
 
 class _Filer:
     """Buffers letters per box; at each flush, holds back likely secrets (project
     boxes only) and appends the rest in one locked write per box."""
 
-    def __init__(self, run: Run, pairs: list[Pair], write: bool) -> None:
+    def __init__(self, run: Run, pairs: list[Pair], write: bool, gate: Gate) -> None:
         self.run = run
         self.pairs = pairs
         self.write = write
+        self.gate = gate
         self.batches: dict[str, _Batch] = {}
         self.buffered = 0
         self.appended = 0
+        self.waited: dict[int, int] = {}  # pair -> letters of this run left waiting
 
-    def add(self, box: Box, lid: str, raw: bytes, pair: int) -> None:
+    def add(self, box: Box, lid: str, raw: bytes, pair: int, refiled: bool = False) -> None:
         batch = self.batches.get(box.path)
         if batch is None:
             batch = self.batches[box.path] = _Batch(box)
             if self.write:
-                batch.problem = boxes.refusal(box)
-                batch.index = BoxIndex(box.path, self.run.paths.state)
+                verdict = self.gate.verdict(box)
+                batch.wait, batch.consented = (None if verdict.ok else verdict.reason), verdict.consented
+                if batch.wait is None:
+                    batch.problem = boxes.refusal(box)
+                    batch.index = BoxIndex(box.path, self.run.paths.state)
+        if batch.wait is not None:  # not now: the pair is read back at a filing that may write the box
+            if pair >= 0:
+                self.waited[pair] = self.waited.get(pair, 0) + 1
+            return
+        if refiled:
+            batch.refiled.add(lid)
         batch.ids.append(lid)
         batch.raws.append(raw)
         batch.pairs.append(pair)
@@ -158,7 +178,8 @@ class _Filer:
                     raws = [x for i, x in enumerate(raws) if i not in held]
             if self.write and not batch.problem and raws:
                 try:
-                    n = boxes.append(batch.box, ids, raws, self.run.paths.locks, batch.index)
+                    n = boxes.append(batch.box, ids, raws, self.run.paths.locks, batch.index,
+                                     exclude=self._committed_filter(batch))
                     batch.appended += n
                     self.appended += n
                 except boxes.Refused as exc:
@@ -185,6 +206,30 @@ class _Filer:
                     batch.index.save()
         return notes
 
+    @staticmethod
+    def _committed_filter(batch: _Batch):
+        """For a consented box: of the letters filed again that the box lacks, those git
+        holds in another version of the box (a local branch, a stash) are left out.
+        Asked only when the box lacks some of them, then once per run."""
+        if not batch.consented or not batch.refiled:
+            return None
+        known: list[set[str]] = []
+
+        def committed(candidates: list[str]) -> set[str]:
+            again = [c for c in candidates if c in batch.refiled]
+            if not again:
+                return set()
+            if not known:
+                from m1nd.gitops.committed import committed_ids
+
+                known.append(committed_ids(batch.box.path))
+            return {c for c in again if c in known[0]}
+
+        return committed
+
+    def waits(self) -> list[tuple[Box, str]]:
+        return [(b.box, b.wait) for b in self.batches.values() if b.wait is not None]
+
     def appended_by_box(self) -> tuple[tuple[str, int], ...]:
         return tuple((path, b.appended) for path, b in self.batches.items() if b.appended)
 
@@ -195,8 +240,10 @@ class _Filer:
 class _Pass:
     """One distribution run over an open spool."""
 
-    def __init__(self, run: Run, fd: int, write: bool, progress: Progress | None) -> None:
+    def __init__(self, run: Run, fd: int, write: bool, progress: Progress | None, gate: Gate | None = None) -> None:
         self.run = run
+        self.gate = gate or Gate()
+        self.deferred: set[int] = set()  # moved pairs whose box this filing may not write
         self.fd = fd
         self.write = write
         self.progress = progress
@@ -232,12 +279,25 @@ class _Pass:
                 # neither missing nor empty any more, yet still lacks the rest.
                 self.moved |= {i for i in state.refiling if i < len(state.pairs)
                                and self.route_of(state.pairs[i])[1] is not None}
+                self.defer_unwritable()
                 if self.read_moved():
                     self.remember_refiling()
                     return
         self.state = State(roots=self.digest)
         self.kept_locations = 0
-        self.moved, self.refile = set(), []
+        self.moved, self.refile, self.deferred = set(), [], set()
+
+    def writable(self, box: Box) -> bool:
+        return not self.write or self.gate.verdict(box).ok
+
+    def defer_unwritable(self) -> None:
+        """Pairs to file again whose box this filing may not write (a consented box in
+        a hook, git mid-operation) are not read now: they stay marked for later."""
+        for i in list(self.moved):
+            box = self.route_of(self.state.pairs[i])[1]
+            if box is not None and not self.writable(box):
+                self.moved.discard(i)
+                self.deferred.add(i)
 
     def routes_known(self) -> bool:
         """Every saved project route names a root of this run (else: rescan)."""
@@ -245,22 +305,33 @@ class _Pass:
 
     def refile_lost_boxes(self) -> None:
         """A box deleted or emptied outside m1nd (`git clean`, `rm`) gets its letters
-        again, as a first run would file them.  A box that git replaced with other
-        content is left as it is: filing into it would dirty every checkout."""
+        again, as a first run would file them.  So does a consented box that git
+        changed since m1nd last filed it (a `reset --hard`, a checkout, a merge racing
+        an append), at a filing that may write it: its letters that the box lacks are
+        filed again, except those git holds on a local branch or in a stash (spec/git.md
+        section 3).  Boxes this filing may not write are not even looked at."""
         lost: dict[str, bool] = {}
         for i, pair in enumerate(self.state.pairs):
             kind, box = self.route_of(pair)
             if box is None or pair.count == pair.held:
                 continue
             if box.path not in lost:
-                try:
-                    lost[box.path] = os.lstat(box.path).st_size == 0
-                except FileNotFoundError:
-                    lost[box.path] = True
-                except OSError:
-                    lost[box.path] = False
+                lost[box.path] = self._lost(box)
             if lost[box.path]:
                 self.moved.add(i)
+
+    def _lost(self, box: Box) -> bool:
+        try:
+            if os.lstat(box.path).st_size == 0:
+                return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        if not self.write or box.is_medulla:
+            return False
+        verdict = self.gate.verdict(box)
+        return verdict.ok and verdict.consented and not BoxIndex(box.path, self.run.paths.state).untouched()
 
     def route_of(self, pair: Pair) -> tuple[str, Box | None]:
         """The route kind of a pair and its box (None for pending)."""
@@ -299,7 +370,7 @@ class _Pass:
     def run_pass(self, fh) -> Receipt:
         state = self.state
         pairs = state.pairs
-        filer = _Filer(self.run, pairs, self.write)
+        filer = _Filer(self.run, pairs, self.write, self.gate)
         self._refile_moved(filer)
 
         index = state.index()
@@ -356,9 +427,10 @@ class _Pass:
             # read the whole spool; its pairs are filed again from their logged
             # locations by the next run, until the box takes them.
             failed = {p.path for p in problems}
-            self._save(offset, lines, sorted(
-                i for i, pair in enumerate(pairs)
-                if (box := self.route_of(pair)[1]) is not None and box.path in failed))
+            refiling = {i for i, pair in enumerate(pairs)
+                        if (box := self.route_of(pair)[1]) is not None and box.path in failed}
+            self._keep_waiting(filer)
+            self._save(offset, lines, sorted(refiling | set(self.state.waiting) | self.deferred))
         if progress is not None:
             progress(size, size)
         return self._receipt(filer, problems, tail_counts)
@@ -397,7 +469,7 @@ class _Pass:
 
     def remember_refiling(self) -> None:
         """Save which pairs this run files again before filing them (see start)."""
-        refiling = sorted(self.moved)
+        refiling = sorted(self.moved | self.deferred | set(self.state.waiting))
         if refiling != self.state.refiling:
             self.state.refiling = refiling
             with _naming(self.store.json):
@@ -406,7 +478,20 @@ class _Pass:
     def _refile_moved(self, filer: _Filer) -> None:
         for i, raw in self.refile:
             _, box = self.route_of(self.state.pairs[i])
-            filer.add(box, hashlib.sha256(raw).hexdigest()[:12], raw, -1)
+            filer.add(box, hashlib.sha256(raw).hexdigest()[:12], raw, -1, refiled=True)
+
+    def _keep_waiting(self, filer: _Filer) -> None:
+        """Count, per pair, the letters that wait for a filing that may write their box:
+        pairs read back this run are done; letters deferred this run are added."""
+        waiting = self.state.waiting
+        for i in self.moved:
+            waiting.pop(i, None)
+        for i, n in filer.waited.items():
+            waiting[i] = waiting.get(i, 0) + n
+        for i in list(waiting):
+            box = self.route_of(self.state.pairs[i])[1] if i < len(self.state.pairs) else None
+            if box is None:
+                del waiting[i]
 
     def _tail(self, tail: tuple[bytes, int], filer: _Filer) -> tuple[str, bool, str] | None:
         """A final line without `\\n`: a letter if it parses (filed and counted, but
@@ -465,6 +550,16 @@ class _Pass:
             else:
                 pending_letters += 1
                 pending.add(name)
+        waiting_by_box: dict[str, int] = {}
+        for i, n in self.state.waiting.items():
+            box = self.route_of(self.state.pairs[i])[1]
+            if box is not None:
+                waiting_by_box[box.path] = waiting_by_box.get(box.path, 0) + n
+        notes = list(self.notes)
+        for box, reason in filer.waits():
+            n = waiting_by_box.get(box.path, 0)
+            if n:
+                notes.append(f"{plural(n, 'letter')} for {box.label} not filed now: {reason}")
         return Receipt(
             spool_total=total,
             appended=filer.appended,
@@ -475,13 +570,15 @@ class _Pass:
             pending_letters=pending_letters,
             appended_by_box=filer.appended_by_box(),
             held=held,
-            notes=tuple(self.notes),
+            notes=tuple(notes),
+            waiting_by_box=tuple(sorted(waiting_by_box.items())),
         )
 
 
-def distribute(run: Run, write: bool = True, progress: Progress | None = None) -> Receipt:
+def distribute(run: Run, write: bool = True, progress: Progress | None = None, gate: Gate | None = None) -> Receipt:
     """File the spool into boxes (or, with write=False, only work out where it goes:
-    nothing is written, no state is read or kept)."""
+    nothing is written, no state is read or kept).  `gate` says which boxes this filing
+    may write (safety.py): by default, a command the user runs."""
     path = run.paths.spool
     try:
         fh = open(path, "rb")
@@ -492,7 +589,7 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None) -
     with fh, gc_paused():
         if os.path.isdir(path):
             raise M1ndError(f"cannot read spool {path}: Is a directory")
-        one = _Pass(run, fh.fileno(), write, progress)
+        one = _Pass(run, fh.fileno(), write, progress, gate)
         try:
             if not write:
                 return one.run_pass(fh)

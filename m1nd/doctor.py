@@ -148,7 +148,10 @@ def _roster_check(run: Run) -> Check:
                      f"repair or remove {shlex.quote(run.paths.roster)} (m1nd roster add PATH rebuilds it)")
     notes, fix = [], ""
     for root in run.roots.unreachable:
-        notes.append(f"{root.path} is unreachable")
+        if root.refused:  # never filed into (mailbox.md section 1)
+            notes.append(f"{root.path} is refused: {root.refused}")
+        else:
+            notes.append(f"{root.path} is unreachable")
         fix = fix or f"m1nd roster remove {shlex.quote(root.path)}"
     for key, roots in sorted(run.roots.ambiguous.items()):
         notes.append(f"label {key!r} is ambiguous ({', '.join(r.path for r in roots)}): its letters wait")

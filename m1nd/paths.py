@@ -53,8 +53,35 @@ def ensure_dir(path: str, mode: int = 0o700) -> None:
     os.makedirs(path, mode=mode, exist_ok=True)
 
 
+HOME_GITIGNORE = b"*\n"
+
+
 def ensure_home(paths: Paths) -> None:
-    """The home is created on first write, mode 0700."""
+    """The home is created on first write, mode 0700, with a `.gitignore` holding `*`:
+    it stays private even inside a repository (a home directory kept in git for its
+    dotfiles), so `git add` can never commit the spool, the medulla box, the roster or
+    the state.  A home made before this rule gets the file at its next write."""
     if not os.path.isdir(paths.home):
         ensure_dir(paths.home)
         os.chmod(paths.home, 0o700)
+    ignore = os.path.join(paths.home, ".gitignore")
+    if not os.path.lexists(ignore):
+        try:
+            fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except OSError:  # there already, or a read-only home: nothing m1nd writes can land there either
+            return
+        try:
+            os.write(fd, HOME_GITIGNORE)
+        finally:
+            os.close(fd)
+
+
+def refused_root(root_real: str, home: str) -> str | None:
+    """Why a root may never be filed into (mailbox.md section 1), or None: its box
+    would be the medulla box or lie inside the home (the root is the home's parent,
+    the home itself, or inside it)."""
+    home_real = os.path.realpath(home)
+    box_dir = os.path.join(root_real, ".m1nd")
+    if box_dir == home_real or root_real == home_real or root_real.startswith(home_real.rstrip("/") + "/"):
+        return f"its box would lie inside the m1nd home {home}"
+    return None

@@ -12,7 +12,7 @@ import orjson
 
 from m1nd.errors import M1ndError, UsageError
 from m1nd.fsutil import atomic_write, lock_for
-from m1nd.paths import Paths, absolute, ensure_home
+from m1nd.paths import Paths, absolute, ensure_home, refused_root
 
 
 def load(paths: Paths) -> list[str]:
@@ -48,6 +48,9 @@ def add(paths: Paths, path: str) -> tuple[str, bool]:
         root.encode("utf-8")
     except UnicodeEncodeError:
         raise UsageError(f"{os.fsencode(root)!r} is not a UTF-8 path: the roster keeps UTF-8 paths") from None
+    refused = refused_root(os.path.realpath(root), paths.home)
+    if refused:
+        raise M1ndError(f"{root} is refused as a root: {refused} (the home is never committable)")
     ensure_home(paths)
     with lock_for(paths.locks, "roster", paths.roster):
         roots = load(paths)

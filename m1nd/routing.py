@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from m1nd.paths import absolute
+from m1nd.paths import absolute, refused_root
 
 ASCII_WS = " \t\n\r\x0b\x0c"
 
@@ -52,12 +52,14 @@ def path_form(field: str) -> str:
     return s.strip(ASCII_WS).rstrip("/")
 
 
-def normalize(field: str, base: str = "") -> str:
+def normalize(field: str, base: str = "", labels: frozenset[str] = frozenset()) -> str:
+    """Steps 1-4 of normalize.  Step 4 (a worktree name `base-fix` folds into `base`)
+    never folds a name that is the label of a root of the run (`labels`, lowercased)."""
     s = path_form(field)
     name = s.rsplit("/", 1)[-1]
     if name in ("", ".", ".."):
         name = s
-    if base and (name == base or name.startswith(base + "-")):
+    if base and (name == base or name.startswith(base + "-")) and name.lower() not in labels:
         name = base
     return name
 
@@ -82,6 +84,7 @@ class Root:
     real: str  # symlinks resolved
     label: str
     reachable: bool
+    refused: str | None = None  # why it is never filed into (its box would lie in the home)
 
     @property
     def key(self) -> str:
@@ -118,6 +121,7 @@ class RootSet:
             if root.reachable:
                 keys.setdefault(root.key, []).append(root)
         self.known = {k: v[0] for k, v in keys.items() if len(v) == 1}
+        self.labels = frozenset(r.key for r in self.roots)
         self.ambiguous = {k: tuple(v) for k, v in keys.items() if len(v) > 1}
         self._cache: dict[tuple[str, str], Route] = {}
 
@@ -159,7 +163,7 @@ class RootSet:
             root = self._deepest_root_holding(form)
             if root is not None:
                 return Route(PROJECT, root)
-        name = normalize(field, self.base)
+        name = normalize(field, self.base, self.labels)
         root = self.known.get(name.lower())
         if root is not None:
             return Route(PROJECT, root)
@@ -198,5 +202,7 @@ def build_roots(bound: str | None, roster: list[str], extra: list[str], home: st
         if real in seen:
             continue
         seen.add(real)
-        roots.append(Root(path, real, normalize(path, base), os.path.isdir(path)))
+        # A root's label is never folded (contract section 3): `web-admin` stays itself.
+        refused = refused_root(real, home)
+        roots.append(Root(path, real, normalize(path), os.path.isdir(path) and not refused, refused))
     return RootSet(roots, base, home)

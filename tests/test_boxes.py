@@ -52,14 +52,14 @@ def two_repos(make_repo, cli):
 # --- birth -------------------------------------------------------------------------
 
 
-def test_filing_into_a_new_project_box_writes_a_gitignore_holding_exactly_inbox_jsonl(
+def test_filing_into_a_new_project_box_writes_a_gitignore_ignoring_the_box_and_itself(
     cli, spool_path, two_repos
 ):
     a, _ = two_repos
     write_spool(spool_path, [A1])
     assert cli("distribute").code == 0
     assert (a / ".m1nd").is_dir()
-    assert (a / ".m1nd" / ".gitignore").read_bytes() == b"inbox.jsonl\n"
+    assert (a / ".m1nd" / ".gitignore").read_bytes() == b"inbox.jsonl\n.gitignore\n"
     assert box_of(a).read_bytes() == A1 + b"\n"
     assert sorted(os.listdir(a / ".m1nd")) == [".gitignore", "inbox.jsonl"]
 
@@ -101,11 +101,11 @@ def test_a_gitignore_emptied_after_birth_is_left_empty_by_later_filing(cli, spoo
     assert (a / ".m1nd" / ".gitignore").read_bytes() == b""
 
 
-def test_the_medulla_box_gets_no_gitignore(cli, spool_path, m1nd_home):
+def test_the_medulla_box_gets_no_box_gitignore_and_the_home_ignores_everything(cli, spool_path, m1nd_home):
     write_spool(spool_path, [M1])
     assert cli("distribute").code == 0
     assert (m1nd_home / "inbox.jsonl").read_bytes() == M1 + b"\n"
-    assert not (m1nd_home / ".gitignore").exists()
+    assert (m1nd_home / ".gitignore").read_bytes() == b"*\n"
     assert not (m1nd_home / ".m1nd").exists()
 
 

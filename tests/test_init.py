@@ -85,7 +85,7 @@ def test_init_is_idempotent(cli, repo):
     assert snapshot_files(repo) == before
     assert {rel: (repo / rel).stat().st_mtime_ns for rel in before} == mtimes
     doc = second.json
-    assert [s["step"] for s in doc["steps"]] == ["roster", "box-dir", "gitignore", "gitattributes", "merge-driver"]
+    assert [s["step"] for s in doc["steps"]] == ["roster", "box-dir", "gitignore", "box", "gitattributes", "merge-driver"]
     assert {s["status"] for s in doc["steps"]} == {"found"}
     assert doc["root"] == str(repo) and doc["private"] is False
     assert "publishes" in doc["warning"]
@@ -160,7 +160,7 @@ def test_another_rule_that_still_ignores_the_box_is_reported(cli, repo):
 def test_private_keeps_the_box_local(cli, repo):
     result = cli("init", "--private", "--json", str(repo))
     assert result.code == 0
-    assert (repo / ".m1nd" / ".gitignore").read_bytes() == b"inbox.jsonl\n"
+    assert (repo / ".m1nd" / ".gitignore").read_bytes() == b"inbox.jsonl\n.gitignore\n"
     assert ignored(repo)
     assert not (repo / ".gitattributes").exists()
     assert result.json["warning"] == "" and result.json["next"] == ""
@@ -170,7 +170,7 @@ def test_private_keeps_the_box_local(cli, repo):
     assert not ignored(repo)
     cli("init", "--private", str(repo))
     assert ignored(repo)
-    assert (repo / ".m1nd" / ".gitignore").read_bytes() == b"inbox.jsonl\n"
+    assert (repo / ".m1nd" / ".gitignore").read_bytes() == b"inbox.jsonl\n.gitignore\n"
 
 
 def test_private_warns_when_the_box_is_still_tracked(cli, repo):

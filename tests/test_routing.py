@@ -341,13 +341,26 @@ def test_a_worktree_letter_goes_to_the_bound_root(home, make_repo):
     assert route_of(rs, repo="/elsewhere/worktrees/repo-a-fix-12/") == (PROJECT, str(a))
 
 
-def test_a_worktree_root_collapses_onto_the_bound_label_and_makes_it_ambiguous(home, make_repo, tmp_path):
+def test_a_root_label_is_never_folded_onto_the_bound_label(home, make_repo, tmp_path):
     a = make_repo("repo-a")
     wt = mkdir(tmp_path / "wt" / "repo-a-feature")
     rs = law(home, bound=a, roster=[wt])
-    assert [r.label for r in rs.roots] == ["repo-a", "repo-a"]
-    assert route_of(rs, repo="repo-a") == (PENDING, "repo-a")
+    assert [r.label for r in rs.roots] == ["repo-a", "repo-a-feature"]
+    assert rs.ambiguous == {}
+    assert route_of(rs, repo="repo-a") == (PROJECT, str(a))
+    assert route_of(rs, repo="repo-a-feature") == (PROJECT, str(wt))
+    assert route_of(rs, repo="Repo-A-Feature (review)") == (PROJECT, str(wt))
+    assert route_of(rs, repo="repo-a-other") == (PROJECT, str(a)), "a name no root carries still folds"
     assert route_of(rs, repo=str(wt / "x")) == (PROJECT, str(wt))
+
+
+def test_web_admin_inside_web_keeps_its_own_label(home, make_repo):
+    web = make_repo("web")
+    admin = make_repo("web-admin")
+    rs = law(home, bound=web, roster=[admin])
+    assert [r.label for r in rs.roots] == ["web", "web-admin"]
+    assert route_of(rs, repo="web-admin") == (PROJECT, str(admin))
+    assert route_of(rs, repo="web") == (PROJECT, str(web))
 
 
 def test_pending_letters_never_go_to_the_medulla_box(cli, spool_path, m1nd_home):

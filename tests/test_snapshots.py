@@ -423,8 +423,8 @@ def test_worked_example_facts(build):
     assert lines_of(ws.box_of("repo-a")) == [spool[0], spool[2], spool[4]]
     assert lines_of(ws.box_of("repo-b")) == [spool[1]]
     assert lines_of(ws.home / "inbox.jsonl") == [spool[3]]
-    assert (ws.box_of("repo-a").parent / ".gitignore").read_bytes() == b"inbox.jsonl\n"
-    assert not (ws.home / ".gitignore").exists()
+    assert (ws.box_of("repo-a").parent / ".gitignore").read_bytes() == b"inbox.jsonl\n.gitignore\n"
+    assert (ws.home / ".gitignore").read_bytes() == b"*\n", "the home is never committable"
 
     assert sweep(ws)["distribution"]["appended"] == 0
     assert sweep(ws, "--no-distribute")["distribution"] is None

@@ -123,11 +123,13 @@ def hooks_status(path: PathArg = None, json_out: Json = False) -> None:
 hook_app = typer.Typer(help="What the hook shims call (always exits 0).", no_args_is_help=True)
 
 
-@hook_app.command("run")
+@hook_app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def hook_run(
     name: Annotated[str, typer.Argument(help="post-checkout, post-merge, post-rewrite or pre-commit.", metavar="NAME")],
+    args: Annotated[Optional[list[str]], typer.Argument(help="Git's own hook arguments: accepted and ignored.",
+                                                        metavar="[ARGS]...")] = None,
 ) -> None:
-    """Distribute, then report open letters (post-*) or stage the box (pre-commit)."""
+    """File what may be filed, then report open letters (post-*) or stage the box (pre-commit)."""
     from m1nd.gitops.hookrun import run_hook
 
-    raise typer.Exit(run_hook(name))
+    raise typer.Exit(run_hook(name, list(args or [])))

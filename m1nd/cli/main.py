@@ -30,11 +30,12 @@ def run() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
-    if len(args) == 3 and args[:2] == ["hook", "run"] and not args[2].startswith("-"):
-        # The git hook path runs on every checkout: skip typer's start-up cost.
+    if args[:2] == ["hook", "run"] and not set(args[2:3]) & {"--help", "-h"}:
+        # The git hook path runs on every checkout: skip typer's start-up cost.  Git's
+        # own arguments (and anything a hook manager adds) are accepted and ignored.
         from m1nd.gitops.hookrun import run_hook
 
-        sys.exit(run_hook(args[2]))
+        sys.exit(run_hook(args[2] if len(args) > 2 else "", args[3:]))
     from typer.main import get_command
 
     from m1nd.cli.app import app

@@ -1,6 +1,6 @@
 """`m1nd init [PATH] [--private]`: the one consent moment (spec/git.md section 1).
 
-Before it, a box is local: filing writes `.m1nd/.gitignore` = `inbox.jsonl\\n`.  After
+Before it, a box is local: filing writes `.m1nd/.gitignore` = `inbox.jsonl\\n.gitignore\\n`.  After
 it, the box is an ordinary committed file that travels with the code, and every clone
 merges it with the union merge driver.  Each step is idempotent and reports what it
 did or found; nothing is committed, staged, pushed or pulled.
@@ -14,7 +14,7 @@ import stat
 import sys
 from dataclasses import dataclass, field
 
-from m1nd.boxes import BIRTH_GITIGNORE
+from m1nd.boxes import BIRTH_GITIGNORE, EARLIER_BIRTH_GITIGNORE
 from m1nd.errors import M1ndError
 from m1nd.fsutil import atomic_write
 from m1nd.gitops import gitcmd
@@ -128,7 +128,7 @@ def _box_gitignore(root: str, private: bool) -> list[Step]:
     steps: list[Step] = []
     if have == want:
         steps.append(Step("gitignore", FOUND, "the box is already " + ("private (ignored)" if private else "committable")))
-    elif have is None or have == other:
+    elif have is None or have in (other, EARLIER_BIRTH_GITIGNORE):
         atomic_write(path, want, mode=0o644)
         if private:
             steps.append(Step("gitignore", DONE, ".m1nd/.gitignore now ignores inbox.jsonl: the box stays local"))
@@ -153,6 +153,22 @@ def _box_gitignore(root: str, private: bool) -> list[Step]:
                                              "committed: git rm --cached .m1nd/inbox.jsonl stops publishing it "
                                              "(m1nd never does that for you)"))
     return steps
+
+
+def _box_file(root: str) -> Step:
+    """The box file exists, so that the consent commit always carries it."""
+    path = os.path.join(root, ".m1nd", "inbox.jsonl")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        if not stat.S_ISREG(st.st_mode):
+            raise M1ndError(f"{path} is not a regular file: m1nd never writes a box through one")
+        return Step("box", FOUND, ".m1nd/inbox.jsonl exists")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    os.close(fd)
+    return Step("box", DONE, "made an empty .m1nd/inbox.jsonl, so that the consent commit carries the box")
 
 
 def _has_attribute_line(data: bytes) -> bool:
@@ -214,6 +230,8 @@ def init(path: str, paths: Paths, private: bool = False, cwd: str | None = None)
         steps.append(Step("box-dir", DONE, "made .m1nd/"))
 
     steps.extend(_box_gitignore(root, private))
+    if not private:
+        steps.append(_box_file(root))
     if private:
         steps.append(Step("gitattributes", FOUND, "private: .gitattributes left as it is"))
     else:

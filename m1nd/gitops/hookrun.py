@@ -45,11 +45,13 @@ def is_partial_commit(index_file: str | None) -> bool:
     return bool(index_file) and os.path.basename(index_file).startswith("next-index-")
 
 
-def run_hook(name: str) -> int:
-    """Run hook NAME within the budget; always returns 0."""
+def run_hook(name: str, args: list[str] | None = None) -> int:
+    """Run hook NAME within the budget; always returns 0.  `args` (git's own hook
+    arguments, or whatever a hook manager passes) are accepted and ignored."""
     os.environ["M1ND_IN_HOOK"] = "1"
     if name not in SYNC_HOOKS + (STAGE_HOOK,):
-        _stderr(f"m1nd: warning: no hook named {name!r} (known: {', '.join(SYNC_HOOKS + (STAGE_HOOK,))}); "
+        shown = repr(name) if name else "(none given)"
+        _stderr(f"m1nd: warning: no hook named {shown} (known: {', '.join(SYNC_HOOKS + (STAGE_HOOK,))}); "
                 "nothing done\n")
         return 0
     limit = budget()
@@ -136,14 +138,20 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
     """Distribute, then tell (post-* hooks) or stage (pre-commit).  Returns the lines to print."""
     from m1nd.distribute import distribute
     from m1nd.errors import M1ndError
+    from m1nd.gitops.safety import HOOK, STAGE, Gate
     from m1nd.run import open_run
 
     lines: list[str] = []
-    if _predates_consent():
-        return ""
     try:
         run = open_run()
-        receipt = distribute(run)
+        # post-* hooks file only into boxes git ignores (and the medulla box); the
+        # pre-commit hook also files the bound repository's consented box, which it
+        # then stages (spec/git.md section 3: safe filing).
+        if name == STAGE_HOOK:
+            gate = Gate(STAGE, run.bound, partial_commit=is_partial_commit(index_file))
+        else:
+            gate = Gate(HOOK, run.bound)
+        receipt = distribute(run, gate=gate)
     except M1ndError as exc:
         return f"m1nd: warning: the {name} hook filed nothing: {_one_line(exc)}\n"
     for problem in receipt.problems:
@@ -151,7 +159,7 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
     if run.bound is not None:
         try:
             if name == STAGE_HOOK:
-                lines.extend(_stage(run, receipt, index_file, parent))
+                lines.extend(_stage(run, receipt, index_file, parent, gate))
             else:
                 lines.extend(_notice(run, receipt))
         except M1ndError as exc:
@@ -159,45 +167,26 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _predates_consent() -> bool:
-    """A checkout of a consented repository from before its consent (an old tag, a
-    bisect step): its tree has no `.m1nd/.gitignore`, yet this clone configured the
-    merge driver.  Filing here would create an untracked `.m1nd/.gitignore` that makes
-    git refuse to switch back ("untracked working tree files would be overwritten"),
-    so the hook files nothing; the next hook in a consented checkout catches up."""
-    from m1nd.routing import find_bound_root
-
-    root = find_bound_root()
-    if root is None or os.path.lexists(os.path.join(root, ".m1nd", ".gitignore")):
-        return False
-    try:  # a checked-out tree that carries the consent's attribute is not from before it
-        with open(os.path.join(root, ".gitattributes"), "rb") as fh:
-            if b"merge=m1nd-inbox" in fh.read():
-                return False
-    except OSError:
-        pass
-    from m1nd.gitops import gitcmd
-
-    # Only this clone's own config: a driver set globally says nothing of this repository.
-    return gitcmd.config_get(root, "merge.m1nd-inbox.driver", local=True) is not None
-
-
-def open_letters_line(label: str, open_count: int, new: int) -> str:
+def open_letters_line(label: str, open_count: int, new: int, waiting: int = 0) -> str:
+    """`open_count` counts the box's open letters and those waiting to be filed into it."""
     noun = "letter" if open_count == 1 else "letters"
-    fresh = f" ({new} new)" if new else ""
+    notes = ([f"{new} new"] if new else []) + ([f"{waiting} waiting to be filed"] if waiting else [])
+    fresh = f" ({', '.join(notes)})" if notes else ""
     return f"m1nd: {label} has {open_count} open {noun}{fresh} — m1nd sweep to read"
 
 
 def _notice(run, receipt) -> list[str]:
-    """One line, only when the bound repository's box has open letters."""
+    """One line, only when the bound repository's box has open letters (counting the
+    letters that wait for a safe filing into it)."""
     from m1nd.boxview import select_box
 
     box = select_box(run, run.bound)
-    open_count = _open_count(run, box)
+    waiting = receipt.waiting_for(box.path)
+    open_count = _open_count(run, box) + waiting
     if not open_count:
         return []
     new = min(receipt.appended_to(box.path), open_count)
-    return [open_letters_line(box.label, open_count, new)]
+    return [open_letters_line(box.label, open_count, new, waiting)]
 
 
 def _open_count(run, box) -> int:  # box: the bound repository's
@@ -235,14 +224,18 @@ def _open_count(run, box) -> int:  # box: the bound repository's
     return open_count
 
 
-def _stage(run, receipt, index_file: str | None, parent: int) -> list[str]:
+def _stage(run, receipt, index_file: str | None, parent: int, gate) -> list[str]:
     """`git add .m1nd/inbox.jsonl` when the box is consented, into the commit's index."""
+    from m1nd.boxview import select_box
     from m1nd.gitops import gitcmd
 
     if is_partial_commit(index_file):
         return []  # `git commit <paths>`: the user chose exactly what goes in
     root = run.bound
     box = os.path.join(root, BOX_REL)
+    verdict = gate.verdict(select_box(run, root))
+    if not verdict.ok:  # git is mid-operation (an amend at a rebase stop, say): leave the index alone
+        return [f"m1nd: {n}" for n in receipt.notes if "not filed now" in n][:1]
     if os.path.islink(box) or not os.path.isfile(box):
         return []
     if gitcmd.is_ignored(root) is not False:

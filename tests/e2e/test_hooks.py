@@ -233,8 +233,7 @@ def test_a_shim_without_its_interpreter_or_m1nd_on_path_warns_once(repo, tmp_pat
 # ----------------------------------------------------------------------------- hook run
 
 
-def test_a_merge_a_checkout_and_a_rewrite_distribute(consented, cli, spool_path):
-    repo = consented
+def test_a_merge_a_checkout_and_a_rewrite_file_into_a_box_git_ignores(repo, cli, spool_path):
     cli("hooks", "install", str(repo))
     git(repo, "checkout", "-q", "-b", "side")
     (repo / "side.txt").write_text("side\n")
@@ -252,6 +251,22 @@ def test_a_merge_a_checkout_and_a_rewrite_distribute(consented, cli, spool_path)
     amended = git(repo, "commit", "-q", "--amend", "-m", "side, amended")
     assert len(box_lines(repo)) == 3
     assert "m1nd: repo-a has 3 open letters (1 new) — m1nd sweep to read" in amended.stderr
+    assert git(repo, "status", "--porcelain", "--ignored=no").stdout == "", "git never sees a local box"
+
+
+def test_post_hooks_leave_a_consented_box_alone_and_say_what_waits(consented, cli, spool_path):
+    repo = consented
+    cli("hooks", "install", str(repo))
+    write_spool(spool_path, [letter("one")])
+    done = git(repo, "checkout", "-q", "-b", "side")
+    assert done.stderr == "m1nd: repo-a has 1 open letter (1 waiting to be filed) — m1nd sweep to read\n"
+    assert box_lines(repo) == [] and git(repo, "status", "--porcelain").stdout == ""
+    write_spool(spool_path, [letter("two")])
+    amended = git(repo, "commit", "-q", "--amend", "-m", "consent, amended")
+    assert "repo-a has 2 open letters (2 waiting to be filed)" in amended.stderr
+    assert box_lines(repo) == [] and git(repo, "status", "--porcelain").stdout == ""
+    filed = cli("distribute", cwd=repo)  # a command the user runs is a safe filing
+    assert filed.code == 0 and len(box_lines(repo)) == 2
 
 
 def test_no_line_when_the_box_has_no_open_letters(repo, cli, spool_path):
@@ -308,13 +323,13 @@ def test_stage_puts_new_letters_into_the_commit_but_not_during_a_partial_commit(
     assert ".m1nd/inbox.jsonl" in git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()
     assert git(repo, "status", "--porcelain").stdout == ""
 
-    # `git commit <path>`: exactly the named paths, nothing staged by m1nd
+    # `git commit <path>`: exactly the named paths; the letter waits, nothing is touched
     write_spool(spool_path, [letter("third")])
     (repo / "code.txt").write_text("v4\n")
     git(repo, "commit", "-qm", "only code", "code.txt")
     assert git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split() == ["code.txt"]
-    assert git(repo, "status", "--porcelain").stdout == " M .m1nd/inbox.jsonl\n", "filed, not staged"
-    assert len(box_lines(repo)) == 3
+    assert git(repo, "status", "--porcelain").stdout == "", "not filed during a partial commit"
+    assert len(box_lines(repo)) == 2
 
     # from another directory, with GIT_DIR / GIT_WORK_TREE pointing at the repository
     (repo / "code.txt").write_text("v5\n")
@@ -323,6 +338,7 @@ def test_stage_puts_new_letters_into_the_commit_but_not_during_a_partial_commit(
     env = {**os.environ, "GIT_DIR": str(repo / ".git"), "GIT_WORK_TREE": str(repo)}
     git(repo, "commit", "-qam", "from outside", env=env, cwd=outside)
     assert ".m1nd/inbox.jsonl" in git(repo, "show", "--name-only", "--format=", "HEAD").stdout.split()
+    assert len(box_lines(repo)) == 3, "the letter that waited went into the next whole commit"
 
 
 def test_stage_never_stages_a_private_box(repo, cli, spool_path):
@@ -346,8 +362,7 @@ def test_a_failing_legacy_pre_commit_stops_the_commit_and_nothing_is_staged(cons
     assert git(repo, "diff", "--cached", "--name-only").stdout == ""
 
 
-def test_the_hook_gives_up_after_its_budget_and_the_child_finishes(consented, cli, spool_path):
-    repo = consented
+def test_the_hook_gives_up_after_its_budget_and_the_child_finishes(repo, cli, spool_path):
     cli("hooks", "install", str(repo))
     write_spool(spool_path, [letter(f"letter {i}") for i in range(50)])
     env = {**os.environ, "M1ND_HOOK_TIMEOUT": "0.000001"}
@@ -417,7 +432,8 @@ def test_the_hook_path_imports_neither_typer_rich_nor_gitpython(consented, spool
     done = subprocess.run([sys.executable, "-c", probe], cwd=consented, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
-    assert "repo-a has 1 open letter (1 new)" in done.stdout
+    assert "repo-a has 1 open letter (1 waiting to be filed)" in done.stdout
+    assert len(box_lines(consented)) == 1, "the pre-commit hook is a safe filing"
 
 
 def test_the_budget_comes_from_the_environment(monkeypatch):
@@ -491,9 +507,10 @@ def test_a_checkout_from_before_consent_is_left_alone(repo, cli, spool_path):
     git(repo, "commit", "-qm", "consent")
     write_spool(spool_path, [letter("two")])
     done = git(repo, "checkout", "-q", "before-consent")
-    assert done.stderr == ""
+    assert done.stderr == "m1nd: repo-a has 1 open letter (1 waiting to be filed) — m1nd sweep to read\n"
     assert not (repo / ".m1nd").exists()
     back = git(repo, "checkout", "-q", "main", check=False)
     assert back.returncode == 0, back.stderr
-    assert len(box_lines(repo)) == 2, "back in a consented checkout, the hook caught up"
-    assert "repo-a has 2 open letters (1 new)" in back.stderr
+    assert len(box_lines(repo)) == 1 and git(repo, "status", "--porcelain").stdout == ""
+    assert "repo-a has 2 open letters (1 waiting to be filed)" in back.stderr
+    assert cli("distribute", cwd=repo).code == 0 and len(box_lines(repo)) == 2

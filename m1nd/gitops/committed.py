@@ -1,0 +1,91 @@
+"""Which letters git already holds for a box: the ids in the box's version in HEAD, in
+every local branch, and in every stash entry (spec/git.md section 3).
+
+A letter that a branch switch took out of the work tree but that is committed on
+another local branch comes back by merge and is never filed again (re-adding it would
+dirty the box and make the next branch switch fail).  A letter held only by a stash
+entry comes back with `git stash pop`; filing it again first would make the pop
+refuse.  Asked only at a safe filing, and only when letters are missing from a box.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from m1nd.gitops import gitcmd
+from m1nd.letters import letter_id
+
+
+def _run(args: list[str], cwd: str, data: bytes | None = None) -> bytes | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, env=gitcmd.clean_env(), input=data,
+                              capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _commits(top: str) -> list[str]:
+    out = _run(["for-each-ref", "--format=%(objectname)", "refs/heads"], top) or b""
+    commits = out.split()
+    head = _run(["rev-parse", "-q", "--verify", "HEAD"], top)
+    if head:
+        commits.append(head.strip())
+    stashes = _run(["log", "-g", "--format=%H", "refs/stash", "--"], top)
+    if stashes:
+        commits.extend(stashes.split())
+    seen, unique = set(), []
+    for c in commits:
+        if c not in seen:
+            seen.add(c)
+            unique.append(c.decode("ascii", "replace"))
+    return unique
+
+
+def _blobs(top: str, commits: list[str], rel: str) -> list[str]:
+    if not commits:
+        return []
+    query = "".join(f"{c}:{rel}\n" for c in commits).encode("utf-8", "surrogateescape")
+    out = _run(["cat-file", "--batch-check=%(objectname) %(objecttype)"], top, query) or b""
+    blobs: list[str] = []
+    for line in out.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1] == "blob" and parts[0] not in blobs:
+            blobs.append(parts[0])
+    return blobs
+
+
+def _ids_of_blobs(top: str, blobs: list[str]) -> set[str]:
+    ids: set[str] = set()
+    if not blobs:
+        return ids
+    out = _run(["cat-file", "--batch"], top, "".join(b + "\n" for b in blobs).encode("ascii"))
+    if out is None:
+        return ids
+    at = 0
+    while at < len(out):
+        nl = out.index(b"\n", at)
+        header = out[at:nl].split()
+        at = nl + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        for raw in out[at:at + size].split(b"\n"):
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if raw.strip():
+                ids.add(letter_id(raw))
+        at += size + 1  # the content, then git's own "\n"
+    return ids
+
+
+def committed_ids(box_path: str) -> set[str]:
+    """Ids of the letters the box's committed versions hold (HEAD, local branches, stashes)."""
+    from m1nd.gitops.safety import work_tree_top
+
+    top = work_tree_top(os.path.dirname(os.path.dirname(box_path)))
+    if top is None:
+        return set()
+    rel = os.path.relpath(box_path, top)
+    return _ids_of_blobs(top, _blobs(top, _commits(top), rel))
