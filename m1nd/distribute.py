@@ -556,10 +556,13 @@ class _Pass:
             if box is not None:
                 waiting_by_box[box.path] = waiting_by_box.get(box.path, 0) + n
         notes = list(self.notes)
-        for box, reason in filer.waits():
-            n = waiting_by_box.get(box.path, 0)
-            if n:
-                notes.append(f"{plural(n, 'letter')} for {box.label} not filed now: {reason}")
+        if self.write:
+            boxes_by_path = {b.path: b for b in self.boxes_by_root.values()}
+            for path, n in sorted(waiting_by_box.items()):
+                box = boxes_by_path.get(path)
+                verdict = self.gate.verdict(box) if box is not None else None
+                if verdict is not None and not verdict.ok:
+                    notes.append(f"{plural(n, 'letter')} for {box.label} not filed now: {verdict.reason}")
         return Receipt(
             spool_total=total,
             appended=filer.appended,

@@ -234,6 +234,6 @@ def diagnose(run: Run, now: datetime) -> Report:
         _pending_check(pending, pending_count),
         _held_check(run, spool if not spool_error else None),
         consent_check(run),
-        git_check(run),
+        git_check(run, spool if not spool_error else None),
     ]
     return Report(mailbox, checks)

@@ -111,12 +111,59 @@ def _hooks_state(root_path: str) -> tuple[str, bool]:
     return (manager + "hooks: " + ", ".join(parts), healthy)
 
 
-def git_check(run):
+def letters_in_danger(run, spool, root) -> list[str]:
+    """Ids of the spool's letters routed to this consented box that are neither in it
+    nor in any local branch's (or stash's) version of it: in no box (spec/git.md 3)."""
+    from m1nd.boxes import Refused, read_box
+    from m1nd.gitops.committed import committed_ids
+    from m1nd.routing import PROJECT
+    from m1nd.secrets import likely_secret
+
+    routed = []
+    for _, letter in spool.letters:
+        route = run.roots.resolve(letter.brain, letter.repo)
+        if route.kind == PROJECT and route.root.real == root.real and not likely_secret(letter.raw):
+            routed.append(letter.id)
+    if not routed:
+        return []
+    try:
+        in_box = {l.id for _, l in read_box(project_box(root)).letters}
+    except (Refused, OSError):
+        return []
+    missing = [i for i in dict.fromkeys(routed) if i not in in_box]
+    if missing:
+        held = committed_ids(root.box)
+        missing = [i for i in missing if i not in held]
+    return missing
+
+
+def _danger_note(run, spool, root) -> tuple[str, str]:
+    from m1nd.gitops.safety import operation_in_progress, work_tree_top
+    from m1nd.words import plural
+
+    missing = letters_in_danger(run, spool, root)
+    if not missing:
+        return "", ""
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    busy = operation_in_progress(work_tree_top(root.path) or root.path)
+    fix = f"m1nd distribute once git is done with {busy}" if busy else "m1nd distribute"
+    verb = "is" if len(missing) == 1 else "are"
+    return f"{plural(len(missing), 'letter')} {verb} in no box ({shown})", fix
+
+
+def git_check(run, spool=None):
     roots = _git_roots(run)
     if not roots:
         return _check("git", OK, "no git repositories among the roots")
     notes, fix, status = [], "", OK
     for root in roots:
+        danger, danger_fix = "", ""
+        if spool is not None and os.path.isdir(root.box_dir) and box_state(root.path) == "committed":
+            danger, danger_fix = _danger_note(run, spool, root)
+        if danger:
+            notes.append(f"{root.label}: {danger}")
+            status = WARN
+            fix = fix or danger_fix
         if refusal(project_box(root)):
             box = "box refused"
         elif os.path.isdir(root.box_dir):
