@@ -75,7 +75,7 @@ def _print_change(change, verb: str) -> None:
 def hooks_install(
     path: PathArg = None,
     stage: Annotated[bool, typer.Option("--stage", help="Also install pre-commit: new letters join each commit.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Replace hooks that are not m1nd's; ignore core.hooksPath.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace hooks that are not m1nd's, even a hook manager's.")] = False,
     json_out: Json = False,
 ) -> None:
     """Install the shims into the repository's hooks directory (foreign hooks are chained)."""
@@ -114,7 +114,9 @@ def hooks_status(path: PathArg = None, json_out: Json = False) -> None:
         output.emit_json(st.as_json())
         return
     output.emit_text(f"hooks directory: {st.hooks_dir}")
-    if st.hooks_path:
+    if st.manager is not None:
+        output.emit_text(st.manager.describe())
+    elif st.hooks_path:
         output.emit_text(f"core.hooksPath is set ({st.hooks_path}): a hook manager owns the hooks")
     for h in st.hooks:
         output.emit_text(f"{h.name}: {h.describe()}")

@@ -95,6 +95,12 @@ def _hooks_state(root_path: str) -> tuple[str, bool]:
     except M1ndError as exc:
         return (f"hooks unknown ({exc.message})", True)
     installed = st.installed()
+    if st.manager is not None:
+        text = st.manager.describe()
+        if installed:
+            text += f"; m1nd shims in {st.hooks_dir} too ({', '.join(h.name for h in installed)}), " \
+                    f"which {st.manager.name} may replace"
+        return (text, st.manager.calls_m1nd)
     manager = f"core.hooksPath={st.hooks_path}; " if st.hooks_path else ""
     if not installed:
         return (manager + "no hooks", True)
@@ -106,7 +112,7 @@ def _hooks_state(root_path: str) -> tuple[str, bool]:
             if not h.python_ok:
                 text += " (interpreter gone)"
         if h.legacy:
-            text += f" chaining {h.name}{hooks.LEGACY_SUFFIX}"
+            text += f" chaining {h.name}{h.chain_name}"
         parts.append(text)
     return (manager + "hooks: " + ", ".join(parts), healthy)
 

@@ -3,8 +3,11 @@
 Every shim comes from one template (`hooks/shim.sh`, shipped as package data).  A shim
 carries a marker line naming m1nd and its version, and runs m1nd with the interpreter
 recorded at install time.  A hook that is not an m1nd shim is never lost: it is moved
-to `<hook>.legacy` and chained.  The hooks directory is `git rev-parse --git-path
-hooks`, so worktrees and bare layouts find the shared one.
+to `<hook>.m1nd-chained` and chained (never `.legacy`: the pre-commit framework uses
+that name for its own migration; chains an earlier m1nd made as `.legacy` are moved
+over at the next install).  A hook written by a hook manager is never chained: the
+manager owns its hooks (managers.py).  The hooks directory is `git rev-parse
+--git-path hooks`, so worktrees and bare layouts find the shared one.
 """
 
 from __future__ import annotations
@@ -18,15 +21,20 @@ from pathlib import Path
 
 from m1nd.errors import M1ndError
 from m1nd.fsutil import atomic_write
-from m1nd.gitops import gitcmd
+from m1nd.gitops import gitcmd, managers
 from m1nd.gitops.hookrun import STAGE_HOOK, SYNC_HOOKS
+from m1nd.gitops.managers import Manager
 
-SHIM_VERSION = 2  # 2: runs python -P (never imports an m1nd/ from the work tree)
+SHIM_VERSION = 3  # 2: runs python -P (never imports an m1nd/ from the work tree); 3: chains <hook>.m1nd-chained
 TEMPLATE_NAME = "shim.sh"
 MARKER = re.compile(rb"^# m1nd-hook-shim (\d+)\s*$", re.M)
 PYTHON_LINE = re.compile(rb"^INSTALL_PYTHON=(.*)$", re.M)
 ALL_HOOKS = SYNC_HOOKS + (STAGE_HOOK,)
-LEGACY_SUFFIX = ".legacy"
+CHAINED_SUFFIX = ".m1nd-chained"
+OLD_CHAIN_SUFFIX = ".legacy"  # what shims before v3 chained
+LEGACY_SUFFIX = CHAINED_SUFFIX  # the name earlier callers used
+DETECT_HOOKS = ("pre-commit", "post-checkout", "post-merge", "post-rewrite", "commit-msg", "pre-push",
+                "prepare-commit-msg", "post-commit")
 PEEK = 16 << 10  # a shim is small; a foreign hook may be a large binary
 
 ABSENT, CURRENT, OUTDATED, FOREIGN = "absent", "current", "outdated", "foreign"
@@ -85,9 +93,10 @@ class HookState:
     path: str
     state: str  # ABSENT | CURRENT | OUTDATED | FOREIGN
     version: int | None
-    legacy: bool  # a <hook>.legacy is there to be chained
+    legacy: bool  # a chained hook is there: <hook>.m1nd-chained (or .legacy, for shims before v3)
     python: str | None  # the interpreter the shim records
     python_ok: bool
+    chain_name: str = CHAINED_SUFFIX  # the suffix of the chained hook this shim runs
 
     @property
     def is_shim(self) -> bool:
@@ -116,23 +125,26 @@ class HookState:
         if self.is_shim and not self.python_ok:
             text += f"; its interpreter {self.python} is gone (falls back to m1nd on PATH: m1nd hooks install)"
         if self.legacy:
-            chained = f"{self.name}{LEGACY_SUFFIX}"
+            chained = f"{self.name}{self.chain_name}"
             text += f"; chains {chained}" if self.is_shim else f"; {chained} is there, not chained"
         return text
 
 
 def hook_state(hooks_dir: str, name: str) -> HookState:
     path = os.path.join(hooks_dir, name)
-    legacy = os.path.lexists(path + LEGACY_SUFFIX)
+    chained = os.path.lexists(path + CHAINED_SUFFIX)
     if not os.path.lexists(path):
-        return HookState(name, path, ABSENT, None, legacy, None, False)
+        return HookState(name, path, ABSENT, None, chained, None, False)
     data = _peek(path)
     version = shim_version(data)
     if version is None:
-        return HookState(name, path, FOREIGN, None, legacy, None, False)
+        return HookState(name, path, FOREIGN, None, chained, None, False)
+    suffix = CHAINED_SUFFIX
+    if version < 3 and not chained and os.path.lexists(path + OLD_CHAIN_SUFFIX):
+        suffix, chained = OLD_CHAIN_SUFFIX, True  # an earlier shim's chain, migrated by the next install
     python = recorded_python(data or b"")
     state = CURRENT if version == SHIM_VERSION else OUTDATED
-    return HookState(name, path, state, version, legacy, python, bool(python) and _is_executable(python))
+    return HookState(name, path, state, version, chained, python, bool(python) and _is_executable(python), suffix)
 
 
 @dataclass(frozen=True)
@@ -141,6 +153,7 @@ class HooksStatus:
     hooks_dir: str
     hooks_path: str | None  # core.hooksPath, when a hook manager owns the hooks
     hooks: tuple[HookState, ...]
+    manager: Manager | None = None
 
     def installed(self) -> tuple[HookState, ...]:
         return tuple(h for h in self.hooks if h.is_shim)
@@ -151,6 +164,7 @@ class HooksStatus:
             "hooks_dir": self.hooks_dir,
             "core_hooks_path": self.hooks_path,
             "hooks": [h.as_json() for h in self.hooks],
+            "manager": self.manager.as_json() if self.manager else None,
         }
 
 
@@ -165,7 +179,8 @@ def _repo_root(path: str) -> str:
 def status(path: str) -> HooksStatus:
     root = _repo_root(path)
     hooks_dir, hooks_path = _hooks_dir(root)
-    return HooksStatus(root, hooks_dir, hooks_path, tuple(hook_state(hooks_dir, n) for n in ALL_HOOKS))
+    manager = managers.detect(root, hooks_dir, hooks_path, DETECT_HOOKS)
+    return HooksStatus(root, hooks_dir, hooks_path, tuple(hook_state(hooks_dir, n) for n in ALL_HOOKS), manager)
 
 
 def manager_lines() -> str:
@@ -210,11 +225,13 @@ class HooksChange:
 def install(path: str, stage: bool = False, force: bool = False) -> HooksChange:
     root = _repo_root(path)
     hooks_dir, hooks_path = _hooks_dir(root)
-    if hooks_path and not force:
+    manager = managers.detect(root, hooks_dir, hooks_path, DETECT_HOOKS)
+    if manager and not force:
+        already = " Its configuration already calls `m1nd hook run`." if manager.calls_m1nd else ""
         raise HooksPathRefused(
-            f"core.hooksPath is set ({hooks_path}): a hook manager owns this repository's hooks, "
-            "so m1nd installs none (m1nd hooks install --force writes into that directory anyway).\n"
-            "Add m1nd to the manager instead:\n" + manager_lines()
+            f"{manager.evidence}: {manager.name} owns this repository's hooks, so m1nd installs none "
+            f"(m1nd hooks install --force writes into {hooks_dir} anyway).{already}\n"
+            f"Add m1nd to {manager.name}'s configuration instead:\n" + managers.instructions(manager.name)
         )
     names = list(SYNC_HOOKS)
     current = {n: hook_state(hooks_dir, n) for n in ALL_HOOKS}
@@ -236,7 +253,7 @@ def install(path: str, stage: bool = False, force: bool = False) -> HooksChange:
             plan.append((name, "replaced", want))
         elif st.legacy:
             raise M1ndError(
-                f"{st.path} is not an m1nd hook and {st.path}{LEGACY_SUFFIX} already exists: "
+                f"{st.path} is not an m1nd hook and {st.path}{CHAINED_SUFFIX} already exists: "
                 "m1nd will not lose either; move one aside (or --force to replace the hook)"
             )
         else:
@@ -250,12 +267,17 @@ def install(path: str, stage: bool = False, force: bool = False) -> HooksChange:
             actions.append(Action(name, action, f"{name}: m1nd shim already installed"))
             continue
         if action == "chained":
-            os.rename(path, path + LEGACY_SUFFIX)
+            os.rename(path, path + CHAINED_SUFFIX)
+        migrated = ""
+        if action == "updated" and current[name].chain_name == OLD_CHAIN_SUFFIX:
+            # An earlier shim chained `<hook>.legacy`: the new one runs `<hook>.m1nd-chained`.
+            os.rename(path + OLD_CHAIN_SUFFIX, path + CHAINED_SUFFIX)
+            migrated = f"; its chained hook moved from {name}{OLD_CHAIN_SUFFIX} to {name}{CHAINED_SUFFIX}"
         atomic_write(path, want, mode=0o755)
         message = {
             "installed": f"{name}: installed",
-            "updated": f"{name}: updated to shim v{SHIM_VERSION}",
-            "chained": f"{name}: installed; your hook moved to {name}{LEGACY_SUFFIX} and runs first",
+            "updated": f"{name}: updated to shim v{SHIM_VERSION}{migrated}",
+            "chained": f"{name}: installed; your hook moved to {name}{CHAINED_SUFFIX} and runs first",
             "replaced": f"{name}: installed over a hook that was not m1nd's (--force: not kept)",
         }[action]
         actions.append(Action(name, action, message))
@@ -273,17 +295,17 @@ def uninstall(path: str) -> HooksChange:
     actions = []
     for name in ALL_HOOKS:
         st = hook_state(hooks_dir, name)
-        legacy = st.path + LEGACY_SUFFIX
+        chained = st.path + st.chain_name
         if st.is_shim:
             os.unlink(st.path)
             if st.legacy:
-                os.rename(legacy, st.path)
-                actions.append(Action(name, "restored", f"{name}: removed; {name}{LEGACY_SUFFIX} put back"))
+                os.rename(chained, st.path)
+                actions.append(Action(name, "restored", f"{name}: removed; {name}{st.chain_name} put back"))
             else:
                 actions.append(Action(name, "removed", f"{name}: removed"))
         elif st.state == ABSENT and st.legacy:
-            os.rename(legacy, st.path)
-            actions.append(Action(name, "restored", f"{name}: {name}{LEGACY_SUFFIX} put back"))
+            os.rename(chained, st.path)
+            actions.append(Action(name, "restored", f"{name}: {name}{st.chain_name} put back"))
         elif st.state == FOREIGN:
             actions.append(Action(name, "left", f"{name}: not m1nd's, left alone"))
     return HooksChange(root, hooks_dir, tuple(actions))

@@ -78,8 +78,8 @@ def test_a_foreign_hook_is_chained_and_runs_exactly_once(repo, cli, spool_path, 
     original = write_hook(hooks_dir / "post-checkout", f'echo "ran $# $*" >> "{log}"\n')
     result = cli("hooks", "install", str(repo))
     assert result.code == 0, result.stderr
-    assert "post-checkout: installed; your hook moved to post-checkout.legacy" in result.stdout
-    assert (hooks_dir / "post-checkout.legacy").read_bytes() == original
+    assert "post-checkout: installed; your hook moved to post-checkout.m1nd-chained" in result.stdout
+    assert (hooks_dir / "post-checkout.m1nd-chained").read_bytes() == original
     write_spool(spool_path, [letter("the depth limit is ignored")])
 
     done = git(repo, "checkout", "-q", "-b", "feature")
@@ -131,7 +131,7 @@ def test_installing_twice_changes_nothing(repo, cli):
     write_hook(hooks_dir / "post-merge", "exit 0\n")
     assert cli("hooks", "install", "--stage", str(repo)).code == 0
     before = hooks_tree(hooks_dir)
-    assert set(before) == {"post-checkout", "post-merge", "post-merge.legacy", "post-rewrite", "pre-commit"}
+    assert set(before) == {"post-checkout", "post-merge", "post-merge.m1nd-chained", "post-rewrite", "pre-commit"}
     again = cli("hooks", "install", "--stage", "--json", str(repo))
     assert again.code == 0
     assert {a["action"] for a in again.json["actions"]} == {"unchanged"}
@@ -140,7 +140,7 @@ def test_installing_twice_changes_nothing(repo, cli):
     assert hooks_tree(hooks_dir) == before
     for name in ("post-checkout", "post-merge", "post-rewrite", "pre-commit"):
         data = (hooks_dir / name).read_bytes()
-        assert data.startswith(b"#!/bin/sh\n# m1nd-hook-shim 2\n")
+        assert data.startswith(b"#!/bin/sh\n# m1nd-hook-shim 3\n")
         assert stat.S_IMODE((hooks_dir / name).stat().st_mode) == 0o755
 
 
@@ -158,10 +158,10 @@ def test_status_says_what_is_installed(repo, cli):
     assert states["post-merge"]["legacy_chained"] is False
     assert states["post-merge"]["interpreter_found"] is True
     shim = hooks_dir / "post-rewrite"
-    shim.write_bytes(shim.read_bytes().replace(b"# m1nd-hook-shim 2", b"# m1nd-hook-shim 0"))
+    shim.write_bytes(shim.read_bytes().replace(b"# m1nd-hook-shim 3", b"# m1nd-hook-shim 0"))
     text = cli("hooks", "status", str(repo)).stdout
     assert "post-rewrite: m1nd shim v0, outdated" in text
-    assert "post-checkout: m1nd shim v2, current; chains post-checkout.legacy" in text
+    assert "post-checkout: m1nd shim v3, current; chains post-checkout.m1nd-chained" in text
     assert "pre-commit: not installed" in text
     assert cli("hooks", "install", "--json", str(repo)).json["actions"][2]["action"] == "updated"
 
@@ -189,18 +189,18 @@ def test_force_replaces_a_foreign_hook_without_keeping_it(repo, cli):
     hooks_dir = repo / ".git" / "hooks"
     write_hook(hooks_dir / "post-merge", "echo old\n")
     assert cli("hooks", "install", "--force", str(repo)).code == 0
-    assert not (hooks_dir / "post-merge.legacy").exists()
+    assert not (hooks_dir / "post-merge.m1nd-chained").exists()
     assert hookmod.shim_version((hooks_dir / "post-merge").read_bytes()) == hookmod.SHIM_VERSION
 
 
 def test_a_foreign_hook_with_a_legacy_already_there_is_refused(repo, cli):
     hooks_dir = repo / ".git" / "hooks"
     write_hook(hooks_dir / "post-merge", "echo one\n")
-    write_hook(hooks_dir / "post-merge.legacy", "echo two\n")
+    write_hook(hooks_dir / "post-merge.m1nd-chained", "echo two\n")
     before = hooks_tree(hooks_dir)
     result = cli("hooks", "install", str(repo))
     assert result.code == 1
-    assert "post-merge.legacy already exists" in result.stderr
+    assert "post-merge.m1nd-chained already exists" in result.stderr
     assert hooks_tree(hooks_dir) == before, "refused before touching anything"
 
 
@@ -210,8 +210,9 @@ def test_core_hooks_path_is_refused_unless_forced(repo, cli):
     assert result.code == 1
     assert "core.hooksPath is set (.husky)" in result.stderr
     assert "m1nd hook run post-checkout" in result.stderr
-    assert ".pre-commit-config.yaml" in result.stderr
-    assert "- {repo: local, hooks: [{id: m1nd," in result.stderr
+    assert "husky owns this repository's hooks" in result.stderr
+    assert "in .husky/post-checkout, post-merge and post-rewrite" in result.stderr
+    assert f"{sys.executable} -P -m m1nd hook run post-checkout \"$@\"" in result.stderr
     assert not (repo / ".husky").exists()
     assert not [p for p in (repo / ".git" / "hooks").iterdir() if not p.name.endswith(".sample")]
     forced = cli("hooks", "install", "--force", str(repo))
