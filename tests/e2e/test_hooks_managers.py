@@ -332,3 +332,17 @@ def test_hook_run_takes_gits_arguments_the_way_managers_pass_them(repo, spool_pa
         assert "unexpected extra argument" not in done.stderr
     done = m1nd("hook", "run", "post-nothing", "x", cwd=repo)
     assert done.stderr.count("\n") == 1 and "no hook named 'post-nothing'" in done.stderr
+
+
+@pytest.mark.parametrize("manager", ["the pre-commit framework", "lefthook", "overcommit", "husky"])
+def test_the_readme_shows_what_install_prints_for_each_manager(manager):
+    from m1nd.gitops.managers import instructions
+
+    readme = (PROJECT / "README.md").read_text()
+    printed = instructions(manager, "/path/to/venv/bin/python")
+    block = [l for l in printed.splitlines() if l.startswith("    ")]
+    if manager == "husky":
+        for line in block:
+            assert line[4:] in readme, line
+    else:
+        assert "\n".join(block) in readme, f"README's {manager} snippet differs from what install prints"
