@@ -597,6 +597,7 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None, g
             if not write:
                 return one.run_pass(fh)
             ensure_home(run.paths)
+            one.gate.upgrade_earlier_births(run.roots.reachable)
             # Keyed by the state directory, which runs over different spools share.
             with lock_for(run.paths.locks, "distribute", run.paths.state):
                 one.start()

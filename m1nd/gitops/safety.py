@@ -126,6 +126,20 @@ class Gate:
             v = self._verdicts[box.path] = OPEN if box.root is None else self._project(box.root)
         return v
 
+    @staticmethod
+    def upgrade_earlier_births(roots) -> None:
+        """Every reachable root whose `.gitignore` an earlier m1nd wrote (`inbox.jsonl`
+        alone) gets the birth content that ignores itself too, whether or not this run
+        files into it: until then, a teammate's consent commit would make git refuse a
+        pull ("untracked working tree files would be overwritten").  One small read per
+        root; git is asked only for such a file."""
+        for root in roots:
+            gitignore = os.path.join(root.box_dir, ".gitignore")
+            if _read_small(gitignore) == EARLIER_BIRTH:
+                top = work_tree_top(root.path)
+                if top is not None:
+                    _upgrade_birth(root, top, gitignore)
+
     # -- project boxes -------------------------------------------------------------
     def _project(self, root) -> Verdict:
         top = work_tree_top(root.path) if os.path.isdir(root.path) else None

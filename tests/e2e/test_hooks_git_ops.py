@@ -350,3 +350,31 @@ def test_init_makes_the_box_file_so_the_consent_commit_carries_it(make_repo, cli
     assert box_path(repo).read_bytes() == b""
     git(repo, "add", ".m1nd", ".gitattributes")
     assert ".m1nd/inbox.jsonl" in git(repo, "diff", "--cached", "--name-only").stdout.split()
+
+
+def test_a_local_box_born_with_the_earlier_gitignore_takes_a_teammates_consent_by_pull(tmp_path, origin, spool_path):
+    """Boxes born before the birth .gitignore ignored itself: any filing upgrades them,
+    so the first pull of a teammate's consent commit is not refused."""
+    env_b = other_home_env(tmp_path, "b")
+    mine = tmp_path / "src" / "repo-a"
+    mine.parent.mkdir(parents=True)
+    git(tmp_path, "clone", "-q", str(origin), str(mine))
+    git(mine, "checkout", "-q", "-b", "main")
+    commit_file(mine, "code.txt", "v1\n", "start")
+    git(mine, "push", "-q", "-u", "origin", "main")
+    (mine / ".m1nd").mkdir()
+    (mine / ".m1nd" / ".gitignore").write_bytes(b"inbox.jsonl\n")  # what an earlier m1nd left
+    (mine / ".m1nd" / "inbox.jsonl").write_bytes(b"")
+    install_hooks(mine)
+    write_letters(spool_path, "for another repository", repo="repo-z")  # a spool, nothing for repo-a
+    assert git(mine, "checkout", "-q", "-b", "tmp").returncode == 0
+    assert (mine / ".m1nd" / ".gitignore").read_bytes() == b"inbox.jsonl\n.gitignore\n"
+    git(mine, "checkout", "-q", "main")
+    theirs = tmp_path / "b" / "repo-a"
+    theirs.parent.mkdir(parents=True)
+    git(tmp_path, "clone", "-q", str(origin), str(theirs))
+    consent(theirs, env=env_b)
+    git(theirs, "push", "-q", "origin", "main")
+    pulled = git(mine, "pull", "-q", "--no-rebase", check=False)
+    assert pulled.returncode == 0, pulled.stderr
+    assert clean(mine)
