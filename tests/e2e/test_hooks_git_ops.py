@@ -378,3 +378,37 @@ def test_a_local_box_born_with_the_earlier_gitignore_takes_a_teammates_consent_b
     pulled = git(mine, "pull", "-q", "--no-rebase", check=False)
     assert pulled.returncode == 0, pulled.stderr
     assert clean(mine)
+
+
+@pytest.mark.parametrize("operation", ["merge", "cherry-pick", "revert", "am"])
+def test_nothing_is_filed_by_hand_while_git_stops_on_a_conflict(a, spool_path, tmp_path, operation):
+    git(a, "checkout", "-q", "-b", "other")
+    commit_file(a, "code.txt", "other\n", "other side")
+    other = git(a, "rev-parse", "HEAD").stdout.strip()
+    patch = tmp_path / "other.patch"
+    patch.write_text(git(a, "format-patch", "-1", "--stdout", "HEAD").stdout)
+    git(a, "checkout", "-q", "main")
+    commit_file(a, "code.txt", "main\n", "main side")
+    if operation == "revert":
+        commit_file(a, "code.txt", "main again\n", "main again")
+        args = ["revert", "--no-edit", "HEAD~1"]
+    else:
+        args = {"merge": ["merge", "--no-edit", "other"], "cherry-pick": ["cherry-pick", other],
+                "am": ["am", str(patch)]}[operation]
+    stopped = git(a, *args, check=False)
+    assert stopped.returncode != 0, "the scenario needs git to stop on a conflict"
+    waiting = write_letters(spool_path, f"during {operation}")
+    before = box_path(a).read_bytes()
+    during = m1nd("distribute", cwd=a)
+    assert during.returncode == 0
+    assert "wait until git is done" in during.stderr, during.stderr
+    assert box_path(a).read_bytes() == before
+    doctor = __import__("json").loads(m1nd("doctor", "--json", cwd=a).stdout)
+    check = next(c for c in doctor["checks"] if c["name"] == "git")
+    assert "once git is done" in check["fix"]
+    abort = {"merge": ["merge", "--abort"], "cherry-pick": ["cherry-pick", "--abort"],
+             "revert": ["revert", "--abort"], "am": ["am", "--abort"]}[operation]
+    assert git(a, *abort, check=False).returncode == 0
+    assert clean(a)
+    safe_filing(a)
+    assert_each_letter_once(a, waiting)
