@@ -152,7 +152,10 @@ class _Filer:
                     batch.index = BoxIndex(box.path, self.run.paths.state)
         if batch.wait is not None:  # not now: the pair is read back at a filing that may write the box
             if pair >= 0:
-                self.waited[pair] = self.waited.get(pair, 0) + 1
+                if likely_secret(raw):  # held, as a flush would count it: it never waits for a box
+                    self.pairs[pair].held += 1
+                else:
+                    self.waited[pair] = self.waited.get(pair, 0) + 1
             return
         if refiled:
             batch.refiled.add(lid)

@@ -412,3 +412,22 @@ def test_nothing_is_filed_by_hand_while_git_stops_on_a_conflict(a, spool_path, t
     assert clean(a)
     safe_filing(a)
     assert_each_letter_once(a, waiting)
+
+
+def test_a_hook_that_leaves_letters_waiting_counts_the_spool_as_a_first_run_would(a, spool_path, tmp_path):
+    secret = "token=" + "ab12" * 6  # built at run time: a made-up value
+    write_letters(spool_path, "plain", f"carries {secret}")
+    git(a, "checkout", "-q", "-b", "side")  # the hook leaves both for a safe filing
+    after_hook = json_of(m1nd("distribute", "--json", cwd=a))
+    import shutil
+
+    shutil.rmtree(tmp_path / "m1nd-home" / "state")
+    first_run = json_of(m1nd("distribute", "--json", cwd=a))
+    assert {k: v for k, v in after_hook.items() if k != "appended"} == \
+        {k: v for k, v in first_run.items() if k != "appended"}
+    assert after_hook["to_project"] == 1 and after_hook["appended"] == 1
+
+
+def json_of(done):
+    assert done.returncode == 0, done.stderr
+    return __import__("json").loads(done.stdout)
