@@ -431,3 +431,33 @@ def test_a_hook_that_leaves_letters_waiting_counts_the_spool_as_a_first_run_woul
 def json_of(done):
     assert done.returncode == 0, done.stderr
     return __import__("json").loads(done.stdout)
+
+
+def test_bisect_across_the_consent_commit_files_nothing_into_old_checkouts(make_repo, spool_path, tmp_path):
+    """The bisect range reaches back before the repository consented: those checkouts
+    get no `.m1nd/` at all, so git can always switch back."""
+    repo = make_repo("repo-a")
+    for n in range(6):
+        commit_file(repo, "code.txt", f"old {n}\n", f"before consent {n}")
+    consent(repo)
+    install_hooks(repo, "--stage")
+    commit_file(repo, "code.txt", "new\n", "after consent")
+    commit_file(repo, "late.txt", "bug\n", "the bug")
+    waiting = write_letters(spool_path, "waits across the bisect")
+    first = git(repo, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
+    probe = tmp_path / "probe.sh"
+    log = tmp_path / "visited.log"
+    probe.write_text(f"#!/bin/sh\n[ -e .m1nd ] && echo consented >> {log} || echo before >> {log}\n"
+                     f"git status --porcelain --ignored >> {log}\ntest ! -f late.txt\n")
+    probe.chmod(0o755)
+    assert git(repo, "bisect", "start", "HEAD", first).returncode == 0
+    ran = git(repo, "bisect", "run", str(probe), check=False)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "the bug" in ran.stdout
+    visited = log.read_text().splitlines()
+    assert "before" in visited, "the bisect visited a checkout from before consent"
+    assert set(visited) <= {"before", "consented"}, "every step left the work tree clean, nothing ignored"
+    assert git(repo, "bisect", "reset", check=False).returncode == 0
+    assert clean(repo)
+    safe_filing(repo)
+    assert_each_letter_once(repo, waiting)
