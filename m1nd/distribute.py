@@ -331,7 +331,7 @@ class _Pass:
             return True
         except OSError:
             return False
-        if not self.write or box.is_medulla:
+        if not self.write or box.is_medulla or not self.gate.may_write_consented(box):
             return False
         verdict = self.gate.verdict(box)
         return verdict.ok and verdict.consented and not BoxIndex(box.path, self.run.paths.state).untouched()

@@ -126,6 +126,15 @@ class Gate:
             v = self._verdicts[box.path] = OPEN if box.root is None else self._project(box.root)
         return v
 
+    def may_write_consented(self, box) -> bool:
+        """Could this filing write `box` if it were consented?  Answered without git, so
+        that a hook with nothing to do never spawns it."""
+        if self.mode == HOOK:
+            return False
+        if self.mode == STAGE:
+            return box.root is not None and os.path.realpath(box.root.path) == self.bound
+        return True
+
     @staticmethod
     def upgrade_earlier_births(roots) -> None:
         """Every reachable root whose `.gitignore` an earlier m1nd wrote (`inbox.jsonl`

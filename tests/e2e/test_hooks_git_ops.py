@@ -461,3 +461,20 @@ def test_bisect_across_the_consent_commit_files_nothing_into_old_checkouts(make_
     assert clean(repo)
     safe_filing(repo)
     assert_each_letter_once(repo, waiting)
+
+
+def test_a_post_checkout_hook_with_nothing_new_spawns_no_git(a, spool_path, tmp_path):
+    write_letters(spool_path, "already filed")
+    safe_filing(a)
+    git(a, "commit", "-qam", "box")
+    fake = tmp_path / "fake-bin"
+    fake.mkdir()
+    log = tmp_path / "git-calls.log"
+    real = __import__("shutil").which("git")
+    (fake / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (fake / "git").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"}
+    for _ in range(2):
+        done = m1nd("hook", "run", "post-checkout", "x", "y", "1", cwd=a, env=env)
+        assert done.returncode == 0, done.stderr
+    assert not log.exists(), log.read_text()
