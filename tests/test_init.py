@@ -268,7 +268,7 @@ def test_doctor_flags_outdated_shims_and_a_gone_interpreter(cli, repo):
     cli("init", str(repo))
     cli("hooks", "install", str(repo))
     hook = repo / ".git" / "hooks" / "post-merge"
-    hook.write_bytes(hook.read_bytes().replace(b"# m1nd-hook-shim 2", b"# m1nd-hook-shim 0"))
+    hook.write_bytes(hook.read_bytes().replace(b"# m1nd-hook-shim 3", b"# m1nd-hook-shim 0"))
     found = checks(cli, repo)
     assert found["git"]["status"] == "warn"
     assert "post-merge outdated" in found["git"]["message"]
