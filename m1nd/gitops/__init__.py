@@ -9,7 +9,12 @@ Small modules whose names say what they hold:
 - `hooks`    the shim template, `m1nd hooks install|uninstall|status`;
 - `hookrun`  `m1nd hook run NAME`, the hot path the shims call (no typer, no rich,
              no gitpython);
-- `health`   the doctor's `consent` and `git` checks.
+- `safety`   safe filing: which boxes a filing may write now (a hook, the
+             pre-commit hook, a command; git mid-operation);
+- `committed` the ids git holds for a box on local branches and in stashes;
+- `managers` hook managers (pre-commit framework, husky, lefthook, overcommit):
+             recognised, never installed over, told what to add;
+- `health`   the doctor's `consent` and `git` checks (and letters in no box).
 
 m1nd never runs `git commit`, `push`, `pull` or `fetch`, and never touches a path of a
 repository outside `.m1nd/`, `.gitattributes` and the repository's own git config

@@ -3,7 +3,9 @@
 `consent`: for each project box, whether it is local (ignored) or committed.
 `git`: per repository, whether the merge driver is configured where `.gitattributes`
 asks for it, which hook shims are installed (current or outdated) and whether a
-legacy hook is chained.  Both only read; they spawn a few `git` commands per root.
+hook is chained, which hook manager owns the hooks and whether it calls m1nd, and the
+letters of a consented box that are in no box at all (spec/git.md section 3).  Both
+only read; they spawn a few `git` commands per root.
 """
 
 from __future__ import annotations

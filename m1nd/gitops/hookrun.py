@@ -1,9 +1,12 @@
-"""`m1nd hook run NAME`: what the shims (and the pre-commit framework) call.
+"""`m1nd hook run NAME [ARGS…]`: what the shims (and hook managers) call.
 
 This is the hot path: it runs on every checkout, merge and rebase, so it imports
-neither typer, rich nor gitpython, and spawns git only for the opt-in pre-commit hook.
+neither typer, rich nor gitpython.  With nothing new it spawns no git; with letters to
+file it asks git (one `ls-files`) whether each box they go to is one git ignores.
 
-A hook never gets in git's way.  The work runs in a forked child; the parent waits
+A hook never gets in git's way: post-* hooks file only into boxes git ignores and the
+medulla box; the pre-commit hook is a safe filing of its own repository's box, which it
+then stages (gitops/safety.py).  The work runs in a forked child; the parent waits
 for it up to the time budget (M1ND_HOOK_TIMEOUT seconds, default 10), prints what the
 child had to say, and exits 0.  On timeout the parent prints one warning and exits 0
 while the child, in its own session and holding none of git's file descriptors,
