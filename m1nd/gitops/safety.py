@@ -90,6 +90,11 @@ def operation_in_progress(top: str) -> str | None:
     return None
 
 
+def _index_locked(top: str) -> bool:
+    gd = git_dir(top)
+    return gd is not None and os.path.exists(os.path.join(gd, "index.lock"))
+
+
 def _has_conflicts(top: str) -> bool:
     from m1nd.gitops import gitcmd
 
@@ -190,6 +195,11 @@ class Gate:
             if self.partial_commit:
                 return Verdict(False, True, "a partial commit (git commit <paths>): " + WAIT_FOR_SAFE)
         busy = operation_in_progress(top)
+        if busy is None and self.mode == COMMAND and _index_locked(top):
+            # Another git command is writing the index and, likely, the work tree (a
+            # checkout, a merge): appending now could race its rewrite of the box.  (The
+            # pre-commit hook runs inside `git commit`, which holds this lock itself.)
+            busy = "another git command (its index.lock exists)"
         if busy:
             return Verdict(False, True, f"git is in the middle of {busy}: they wait until git is done")
         return Verdict(True, True)

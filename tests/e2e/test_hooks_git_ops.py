@@ -478,3 +478,17 @@ def test_a_post_checkout_hook_with_nothing_new_spawns_no_git(a, spool_path, tmp_
         done = m1nd("hook", "run", "post-checkout", "x", "y", "1", cwd=a, env=env)
         assert done.returncode == 0, done.stderr
     assert not log.exists(), log.read_text()
+
+
+def test_a_command_waits_while_another_git_command_holds_the_index(a, spool_path):
+    waiting = write_letters(spool_path, "while git works")
+    lock = a / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    try:
+        done = m1nd("distribute", cwd=a)
+        assert done.returncode == 0 and "index.lock" in done.stderr
+        assert not set(waiting) & set(box_ids(a))
+    finally:
+        lock.unlink()
+    safe_filing(a)
+    assert_each_letter_once(a, waiting)
