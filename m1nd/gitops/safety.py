@@ -197,8 +197,8 @@ class Gate:
         busy = operation_in_progress(top)
         if busy is None and self.mode == COMMAND and _index_locked(top):
             # Another git command is writing the index and, likely, the work tree (a
-            # checkout, a merge): appending now could race its rewrite of the box.  (The
-            # pre-commit hook runs inside `git commit`, which holds this lock itself.)
+            # checkout, a merge): appending now could race its rewrite of the box.  (Not
+            # asked in the pre-commit hook: `git commit -a` holds this lock while it runs.)
             busy = "another git command (its index.lock exists)"
         if busy:
             return Verdict(False, True, f"git is in the middle of {busy}: they wait until git is done")
