@@ -419,8 +419,12 @@ def open_model(run: Run, secret_check=None) -> ReadModel:
     rebuilt (a note in `model.notes`), and a home where nothing can be written
     gets a model built in memory from the files (with a note).  Raises M1ndError
     only for what the files themselves make fail (an unreadable spool)."""
-    con, persistent, notes = store.open_db(run.paths.state)
-    if not persistent:
+    if not os.path.isdir(run.paths.home):
+        # No home yet: nothing to keep a model in, and a read must not create one.
+        con, persistent, notes = store.open_memory(), False, []
+    else:
+        con, persistent, notes = store.open_db(run.paths.state)
+    if not persistent and os.path.isdir(run.paths.home):
         notes.append(f"cannot write the read model under {run.paths.state}: reading the files directly (slower)")
     model = ReadModel(run, con, persistent, notes)
     try:

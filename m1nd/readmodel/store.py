@@ -131,9 +131,13 @@ def open_db(state_dir: str) -> tuple[sqlite3.Connection, bool, list[str]]:
         except (OSError, Unusable) as exc:
             del exc
             break
+    return open_memory(), False, notes
+
+
+def open_memory() -> sqlite3.Connection:
     con = sqlite3.connect(":memory:", isolation_level=None)
     _prepare(con, in_memory=True)
-    return con, False, notes
+    return con
 
 
 def _readonly(exc: sqlite3.DatabaseError) -> bool:
