@@ -300,3 +300,66 @@ def doctor_view(report) -> None:
         pending = ", ".join(m["pending_distribution"]) or "none"
         con.print(f"mailbox: {plural(m['spool_letters'], 'spool letter')}; {m['memory_misdelivery']} misdelivered "
                   f"({m['confusion_rate_7d']} in the last 7 days); pending: {pending}")
+
+
+FATE_WORDS = {
+    "wet_ink": "open (wet ink: nobody has picked it up yet)",
+    IN_FLIGHT: "in flight (picked up, not answered yet)",
+    FIRED_CLAY: "answered (fired clay: a receipt closed it)",
+    EXTERNAL: "external (about a foreign tool: not ours to fix)",
+}
+
+
+def _value_lines(value) -> list[str]:
+    if isinstance(value, str):
+        return block_lines(value)
+    import orjson
+
+    return block_lines(orjson.dumps(value).decode())
+
+
+def show_view(found, stream=None) -> None:
+    p = Printer(stream)
+    key_w = 12
+    for n, shown in enumerate(found):
+        if n:
+            p.line()
+            p.line(f"another letter with the same id (different bytes):")
+        letter = shown.letter
+        state = FATE_WORDS[shown.state]
+        if letter.kind == "mission":
+            state += "; a mission letter, left out of every view"
+        p.line(f"letter {letter.id} · {state}", [(7, 19, "bold")])
+        boxes = [loc for loc in shown.locations if loc.kind == "box"]
+        spool = [loc for loc in shown.locations if loc.kind != "box"]
+        where = [f"{inline(loc.label)} ({inline(loc.path)} line {loc.line})" for loc in boxes]
+        where += [f"spool line {loc.line}" + ("" if boxes else " (not filed)") for loc in spool]
+        p.line(pad("box", key_w) + (where[0] if where else "-"))
+        for more in where[1:]:
+            p.line(" " * key_w + more)
+        for key, value in shown.fields.items():
+            lines = _value_lines(value)
+            label = pad(inline(key), key_w - 1) + " "
+            if len(lines) == 1:
+                p.line(label + lines[0])
+            else:
+                p.line(label + "│ " + lines[0])
+                for line in lines[1:]:
+                    p.line(" " * key_w + "│ " + line)
+        if letter.ts and not letter.sortkey.startswith("!"):
+            p.line(pad("ts (UTC)", key_w) + short_ts(letter))
+        p.line(pad("digest", key_w) + letter.digest)
+        if shown.answers:
+            p.line("answers:")
+            for lid, rows in shown.answers:
+                if not rows:
+                    p.line(f"  {lid}  (no such letter here)")
+                for row, st in rows:
+                    p.line(fit(f"  {row.id}  {STATE_LABEL[st]:<9}  {inline(row.agent)}: {inline(row.what)}", p.width))
+        if shown.replies:
+            p.line("replies, oldest first:")
+            for row, st in shown.replies:
+                kind = "answer" if is_receipt(row) else "pickup"
+                p.line(fit(f"  {row.id}  {kind}  {short_ts(row)}  {inline(row.agent)}: {inline(row.what)}", p.width))
+        else:
+            p.line("replies: none")
