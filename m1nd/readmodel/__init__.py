@@ -110,9 +110,14 @@ class ReadModel:
             raise M1ndError(f"cannot read spool {spool_path}: Is a directory")
         if secret_check is None:
             from m1nd.secrets import held_in_batch as secret_check
+        fresh = self.con.execute("SELECT count(*) FROM files").fetchone()[0] == 0
+        if fresh:
+            store.drop_secondary(self.con)
         sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
         for box in ([only] if only is not None else run.boxes()):
             sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
+        if fresh:
+            store.make_secondary(self.con)
         self.sources = sources
 
     def _refresh_one(self, kind, label, path, box, secret_check, strict) -> Source:
@@ -329,19 +334,21 @@ class ReadModel:
         return Receipt(total, 0, to_project, to_medulla, tuple(sorted(pending)), pending_letters=pending_letters,
                        held=held)
 
-    def held(self) -> list[tuple[int, str, str]]:
-        """(line, id, kind of secret) of every spool line held back from a project box."""
+    def held(self) -> list[tuple[int, str, str, str, str]]:
+        """(line, id, kind of secret, repo, class) of every spool line held back from a project box."""
         from m1nd.routing import MEDULLA
 
-        key = "held:" + self._scope_key(self.spool)
+        key = "held2:" + self._scope_key(self.spool)
         rows = self._cache_get(key)
         if rows is None:
             rows = [list(r) for r in self.con.execute(
-                "SELECT c.line, l.id, l.secret, l.brain, l.repo FROM copies c JOIN letters l ON l.digest = c.digest"
+                "SELECT c.line, l.id, l.secret, l.brain, l.repo, l.class FROM copies c JOIN letters l"
+                " ON l.digest = c.digest"
                 " WHERE c.fid = ? AND l.secret IS NOT NULL AND l.secret != '' ORDER BY c.line", (self.spool.fid,))]
             self._cache_put(key, rows)
         resolve = self.run.roots.resolve
-        return [(line, lid, kind) for line, lid, kind, brain, repo in rows if resolve(brain, repo).kind != MEDULLA]
+        return [(line, lid, kind, repo, klass) for line, lid, kind, brain, repo, klass in rows
+                if resolve(brain, repo).kind != MEDULLA]
 
     def spool_misdelivered_days(self) -> dict[str, int]:
         """Distinct misdelivery letters of the spool (missions left out) by the first
