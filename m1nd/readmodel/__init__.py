@@ -153,6 +153,32 @@ class ReadModel:
         except sqlite3.Error:
             pass
 
+    # -- identity ------------------------------------------------------------------------
+    @property
+    def generation(self) -> int:
+        """The model's committed generation: it grows whenever indexed content changes.
+        `letters(where="l.first_gen > ?", args=(g,))` gives what was indexed since `g`."""
+        return int(self.con.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()[0])
+
+    @property
+    def epoch(self) -> str:
+        """A random identity of this database, new whenever it is built from nothing:
+        generations of two epochs are not comparable."""
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'epoch'").fetchone()
+        return row[0] if row else ""
+
+    def union_key(self) -> str:
+        """A key of the union's current content (changes when any file of the run does)."""
+        return self._scope_key(None)
+
+    def count(self, where: str = "", args: tuple = (), missions: bool = False, scope: Source | None = None) -> int:
+        """Distinct letters of the union (or one box) matching extra SQL over `letters l`."""
+        member, margs = self._member_sql(scope)
+        sql = "SELECT count(*) FROM letters l WHERE 1" + ("" if missions else " AND l.mission = 0") + member
+        if where:
+            sql += f" AND ({where})"
+        return self.con.execute(sql, [*margs, *args]).fetchone()[0]
+
     # -- sources -----------------------------------------------------------------------
     @property
     def spool(self) -> Source:
@@ -571,7 +597,31 @@ def open_model(run: Run, secret_check=None, only: Box | None = None) -> ReadMode
     except BaseException:
         model.close()
         raise
+    _record_first_seen(model)
     return model
+
+
+def _record_first_seen(model: ReadModel) -> None:
+    """Tell the coverage ledger (reports, `m1nd/ledger.py`) which letters this update
+    saw for the first time, missions left out.  The ledger is the durable record
+    and ignores letters it already holds; without it there is nothing to do."""
+    if not model.gens:
+        return
+    try:
+        from m1nd import ledger  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    record = getattr(ledger, "record", None)
+    if record is None:
+        return
+    from m1nd.clock import parse_now, stamp
+
+    try:
+        seen = [(row.id, row.digest) for row in model.first_seen() if row.kind != "mission"]
+        if seen:
+            record(model.run.paths, seen, stamp(parse_now()))
+    except (OSError, M1ndError) as exc:
+        model.notes.append(f"coverage ledger not updated: {getattr(exc, 'message', None) or exc}")
 
 
 __all__ = ["open_model", "ReadModel", "LetterRow", "Location", "Source", "SPOOL", "BOX", "is_receipt"]

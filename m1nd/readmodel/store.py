@@ -114,6 +114,7 @@ def _prepare(con: sqlite3.Connection, in_memory: bool) -> None:
     con.executescript(SCHEMA)  # idempotent: every statement is IF NOT EXISTS
     con.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(SCHEMA_VERSION),))
     con.execute("INSERT OR IGNORE INTO meta VALUES ('gen', '0')")
+    con.execute("INSERT OR IGNORE INTO meta VALUES ('epoch', ?)", (os.urandom(8).hex(),))
     # A quick check of the file's structure: a database that is not one (or a
     # half-written page) fails here rather than in the middle of a view.
     con.execute("SELECT count(*) FROM files").fetchone()
