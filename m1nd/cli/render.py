@@ -218,7 +218,8 @@ def _reply_lines(p: Printer, shown) -> None:
         text = f"    ↳ {reply.id} {kind} by {inline(reply.agent) or '?'}: {inline(reply.what)}"
         p.line(fit(text, p.width))
     if len(replies) > MAX_REPLIES:
-        p.line(f"    ↳ … {len(replies) - MAX_REPLIES} more replies: m1nd show {shown.letter.id}")
+        rest = len(replies) - MAX_REPLIES
+        p.line(f"    ↳ … {plural(rest, 'more reply', 'more replies')}: m1nd show {shown.letter.id}")
 
 
 STATE_WORDS = {"open": "open", "in_flight": "in flight", "answered": "answered", "external": "external",
