@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 DB_NAME = "readmodel.sqlite3"
 BUSY_MS = 60_000
 
