@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 
 from m1nd.boxes import MEDULLA_LABEL, Box, Refused, project_box, read_box
 from m1nd.errors import M1ndError, NotFound, UsageError
-from m1nd.fates import count_states, reply_graph
+from m1nd.fates import OPEN_STATES, count_states, reply_graph
 from m1nd.letters import Letter
 from m1nd.run import Run
 from m1nd.sweep import letter_view
@@ -65,8 +66,79 @@ def view_box(run: Run, selector: str | None) -> BoxView:
     except OSError as exc:
         raise M1ndError(f"cannot read box {box.path}: {exc.strerror}") from None
     letters = [l for _, l in found.letters if not l.is_mission]
-    distinct = {l.id: l for l in letters}
+    distinct = {hashlib.sha256(l.raw).digest(): l for l in letters}
     graph = reply_graph(distinct.values(), run.markers)
     views = [letter_view(l, graph) for l in letters]
     counts = count_states(graph.state(l) for l in distinct.values())
+    counts["open_work"] = sum(1 for l in distinct.values() if not l.answers and graph.state(l) in OPEN_STATES)
     return BoxView(box, letters, views, counts, tuple(found.malformed))
+
+
+COUNT_KEYS = ("wet_ink", "in_flight", "fired_clay", "external", "open", "open_work")
+
+
+def model_box_json(model, source, filters, out) -> None:
+    """`m1nd box --json` from the read model, streamed: the box's letters in file
+    order (duplicates kept, missions left out), fates from this box alone; with
+    `filters`, only the matching letters.  Same bytes as `BoxView.as_json()`."""
+    import orjson
+
+    from m1nd.sweep import _nested
+
+    graph = model.graph(source)
+    counts = model.counts(source)
+    box = source.box
+    out.write(b'{\n  "counts": ' + _nested({k: counts[k] for k in COUNT_KEYS}, 1) + b',\n  "letters": [')
+    opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+    first = True
+    buf = []
+    for _, letter in model.box_letters(source):
+        fate = graph.state(letter)
+        if filters is not None and not filters.matches(letter, fate):
+            continue
+        view = letter_view(letter, graph)
+        buf.append((b"\n    " if first else b",\n    ") + orjson.dumps(view, option=opts).replace(b"\n", b"\n    "))
+        first = False
+        if len(buf) >= 4096:
+            out.write(b"".join(buf))
+            buf = []
+    out.write(b"".join(buf))
+    out.write(b"],\n" if first else b"\n  ],\n")
+    served = {"display_name": box.label, "project_root": box.root.path if box.root else None}
+    out.write(b'  "served_brain": ' + _nested(served, 1) + b"\n}\n")
+    out.flush()
+
+
+def box_json(run: Run, selector: str | None, out, state=None, agent=None, klass=None, tool=None, since=None,
+             until=None, model=None, notes=None) -> None:
+    """Write the bytes of `m1nd box SELECTOR --json [filters]` to the binary stream
+    `out`, from the read model (opened here unless given; its notes are appended to
+    `notes` when a list is given).  Raises M1ndError (NotFound, UsageError) as the
+    command does."""
+    from m1nd.readmodel import open_model
+    from m1nd.views import make_filters
+
+    narrowed = any(v is not None for v in (state, agent, klass, tool, since, until))
+    filters = make_filters(state, agent, klass, tool, since, until, default_state="all")
+    chosen = select_box(run, selector)
+    own = model is None
+    if own:
+        model = open_model(run)
+        if notes is not None:
+            notes.extend(model.notes)
+    try:
+        source = box_source(model, chosen)
+        model_box_json(model, source, filters if narrowed else None, out)
+    finally:
+        if own:
+            model.close()
+
+
+def box_source(model, chosen: Box):
+    """The model's Source of a selected box; M1ndError when it is refused or unreadable."""
+    source = next(s for s in model.boxes if s.path == chosen.path)
+    if source.problem:
+        if "cannot read" in source.problem:
+            raise M1ndError(f"cannot read box {chosen.path}: {source.problem.rsplit(': ', 1)[-1]}")
+        raise M1ndError(f"box {chosen.label} refused: {source.problem}")
+    return source

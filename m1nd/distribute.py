@@ -80,6 +80,7 @@ class Receipt:
     held: int = 0
     notes: tuple[str, ...] = ()  # state that did not verify and was rebuilt; letters that wait
     waiting_by_box: tuple[tuple[str, int], ...] = ()  # (box path, letters waiting for a safe filing)
+    malformed: tuple[int, ...] = ()  # spool line numbers read this run that are malformed (never filed)
 
     def appended_to(self, box_path: str) -> int:
         return dict(self.appended_by_box).get(box_path, 0)
@@ -260,6 +261,7 @@ class _Pass:
         self.digest = roots_digest(run)
         self.moved: set[int] = set()  # pairs whose letters are filed again from their locations
         self.refile: list[tuple[int, bytes]] = []  # (pair, raw) of those letters, checked (read_moved)
+        self.malformed: list[int] = []  # malformed spool lines read this run
 
     # -- state -----------------------------------------------------------------
     def start(self) -> None:
@@ -398,6 +400,7 @@ class _Pass:
                 continue
             obj = load(raw)
             if obj is None:  # malformed: never filed (doctor names it)
+                self.malformed.append(n)
                 offset, lines = end, n
                 continue
             key = (obj.get("brain", ""), obj.get("repo", ""))
@@ -578,6 +581,7 @@ class _Pass:
             held=held,
             notes=tuple(notes),
             waiting_by_box=tuple(sorted(waiting_by_box.items())),
+            malformed=tuple(self.malformed),
         )
 
 

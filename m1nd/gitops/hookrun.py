@@ -193,38 +193,35 @@ def _notice(run, receipt) -> list[str]:
 
 
 def _open_count(run, box) -> int:  # box: the bound repository's
-    """Open letters in one box, from a small cache under <home>/state/ while the box
-    file is unchanged (same inode, size and mtime): a hook with nothing new then never
-    re-reads a large box.  The cache is only a shortcut: deleting it loses nothing."""
-    import hashlib
+    """Open work in one box (replies left out), from the read model: with nothing
+    new, one fstat and a cached count, whatever the size of the box."""
+    from m1nd.readmodel import open_model
 
-    import orjson
-
+    model = open_model(run, only=box)
     try:
-        st = os.stat(box.path)
+        source = model.boxes[0]
+        return model.counts(source)["open_work"] if source.fid is not None else 0
+    finally:
+        model.close()
+
+
+def _unstaged_letters(root: str, box: str, index_file: str | None) -> int:
+    """Letters `git add` is about to stage: the box's lines the index lacks (every
+    letter line of a box git does not track yet), whoever wrote them."""
+    from m1nd.gitops import gitcmd
+
+    diff = gitcmd.git(["--no-optional-locks", "diff", "--numstat", "--", BOX_REL], root, index_file)
+    if diff.ok and diff.out.strip():
+        first = diff.out.split(None, 1)[0]
+        return int(first) if first.isdigit() else 0
+    tracked = gitcmd.git(["--no-optional-locks", "ls-files", "--", BOX_REL], root, index_file)
+    if tracked.ok and tracked.out.strip():
+        return 0
+    try:
+        with open(box, "rb") as fh:
+            return sum(1 for line in fh if line.strip())
     except OSError:
         return 0
-    key = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, list(run.markers)]
-    digest = hashlib.sha256(os.path.realpath(box.path).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    cache = os.path.join(run.paths.state, "hooks", f"open-{digest}.json")
-    try:
-        with open(cache, "rb") as fh:
-            doc = orjson.loads(fh.read())
-        if doc.get("key") == key and type(doc.get("open")) is int:
-            return doc["open"]
-    except (OSError, orjson.JSONDecodeError, AttributeError):
-        pass
-    from m1nd.boxview import view_box
-    from m1nd.fsutil import atomic_write
-    from m1nd.paths import ensure_dir
-
-    open_count = view_box(run, run.bound).counts["open"]
-    try:
-        ensure_dir(os.path.dirname(cache))
-        atomic_write(cache, orjson.dumps({"key": key, "open": open_count}))
-    except OSError:
-        pass
-    return open_count
 
 
 def _stage(run, receipt, index_file: str | None, parent: int, gate) -> list[str]:
@@ -248,9 +245,9 @@ def _stage(run, receipt, index_file: str | None, parent: int, gate) -> list[str]
         return []  # nothing in the work tree that the index lacks
     if os.getppid() != parent:
         return []  # the hook gave up and the commit went on without us: stage nothing late
+    new = _unstaged_letters(root, box, index_file)
     added = gitcmd.git(["add", "--", BOX_REL], root, index_file)
     if not added.ok:
         return [f"m1nd: warning: could not stage {BOX_REL}: {gitcmd.first_line(added.err)}"]
-    new = receipt.appended_to(box)
     fresh = f" ({new} new {'letter' if new == 1 else 'letters'})" if new else ""
     return [f"m1nd: staged {BOX_REL}{fresh} into this commit"]

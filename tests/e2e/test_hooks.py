@@ -469,22 +469,30 @@ def test_switching_between_branches_whose_boxes_differ_is_never_refused(consente
     assert len(box_lines(repo)) == 2
 
 
-def test_the_open_count_is_cached_only_while_the_box_is_unchanged(repo, spool_path, m1nd_home):
+def test_the_open_count_follows_the_box_and_counts_open_work(repo, spool_path, m1nd_home):
     from conftest import run_script
 
     write_spool(spool_path, [letter("one")])
     first = run_script("hook", "run", "post-checkout", cwd=repo)
     assert first.returncode == 0
     assert first.stderr.decode() == "m1nd: repo-a has 1 open letter (1 new) — m1nd sweep to read\n"
-    caches = list((m1nd_home / "state" / "hooks").iterdir())
-    assert len(caches) == 1
+    assert (m1nd_home / "state" / "readmodel.sqlite3").is_file()  # the count comes from the read model
     box = repo / ".m1nd" / "inbox.jsonl"
     with open(box, "ab") as fh:  # a letter that arrived by git: the box changed
         fh.write(b'{"what": "from another machine", "repo": "repo-a"}\n')
     assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode().startswith("m1nd: repo-a has 2 open")
-    with open(box, "ab") as fh:  # a receipt closes both (and is itself open)
+    with open(box, "ab") as fh:  # one more letter, and a pickup of it: a reply is work done, not open work
+        fh.write(b'{"what": "third", "repo": "repo-a"}\n')
+        third = id_of(b'{"what": "third", "repo": "repo-a"}')
+        fh.write(b'{"class": "pickup", "answers": ["' + third + b'"], "what": "on it"}\n')
+    assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode().startswith("m1nd: repo-a has 3 open")
+    with open(box, "ab") as fh:  # a receipt closes all three (a receipt is itself a reply)
         ids = [id_of(l) for l in box.read_bytes().splitlines()]
-        fh.write(b'{"class": "triage", "answers": ["' + ids[0] + b'", "' + ids[1] + b'"], "what": "fixed"}\n')
+        answered = b'", "'.join([ids[0], ids[1], third])
+        fh.write(b'{"class": "triage", "answers": ["' + answered + b'"], "what": "fixed"}\n')
+    assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode() == ""  # no open work: no line
+    with open(box, "ab") as fh:
+        fh.write(b'{"what": "fourth", "repo": "repo-a"}\n')
     assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode().startswith("m1nd: repo-a has 1 open")
     shutil.rmtree(m1nd_home / "state")  # deleting private state loses nothing
     assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode().startswith("m1nd: repo-a has 1 open")
@@ -515,3 +523,18 @@ def test_a_checkout_from_before_consent_is_left_alone(repo, cli, spool_path):
     assert len(box_lines(repo)) == 1 and git(repo, "status", "--porcelain").stdout == ""
     assert "repo-a has 2 open letters (1 waiting to be filed)" in back.stderr
     assert cli("distribute", cwd=repo).code == 0 and len(box_lines(repo)) == 2
+
+
+def test_the_stage_line_counts_every_letter_it_stages_not_only_this_runs(consented, cli, spool_path):
+    """Letters filed earlier (by `m1nd distribute`, another hook) and not yet committed
+    are staged too: the line counts what `git add` put into the commit."""
+    repo = consented
+    assert cli("hooks", "install", "--stage", str(repo)).code == 0
+    write_spool(spool_path, [letter("filed earlier"), letter("also earlier")])
+    assert cli("distribute", cwd=repo).code == 0
+    write_spool(spool_path, [letter("filed by the hook")])
+    (repo / "code.txt").write_text("v3\n")
+    git(repo, "add", "code.txt")
+    done = git(repo, "commit", "-qm", "three letters ride along")
+    assert "m1nd: staged .m1nd/inbox.jsonl (3 new letters) into this commit" in done.stderr
+    assert git(repo, "status", "--porcelain").stdout == ""
