@@ -272,10 +272,13 @@ def diagnose_files(run: Run, now: datetime) -> Report:
         except M1ndError as exc:
             spool_error = exc.message
     facts = spool_facts_from_files(run, spool) if spool is not None else None
-    return _report(run, now, facts, spool_error, pending, pending_count, box_facts_from_files(run))
+    from m1nd.gitops.health import unfiled_from_files
+
+    unfiled = unfiled_from_files(run, spool) if spool is not None and not spool_error else None
+    return _report(run, now, facts, spool_error, pending, pending_count, box_facts_from_files(run), unfiled)
 
 
-def _report(run, now, facts, spool_error, pending, pending_count, boxes) -> Report:
+def _report(run, now, facts, spool_error, pending, pending_count, boxes, unfiled=None) -> Report:
     from m1nd.gitops.health import consent_check, git_check
 
     # The mailbox block needs the real roster: without it, it says nothing (the roster
@@ -289,7 +292,7 @@ def _report(run, now, facts, spool_error, pending, pending_count, boxes) -> Repo
         _pending_check(pending, pending_count),
         _held_check(facts if not spool_error else None),
         consent_check(run),
-        git_check(run, spool if not spool_error else None),
+        git_check(run, unfiled),
     ]
     return Report(mailbox, checks)
 
@@ -320,7 +323,7 @@ def diagnose(run: Run, now: datetime, model=None) -> Report:
             boxes.append(BoxFacts(source.label, source.path, None,
                                   [n for n in model.malformed(source) if n not in conflicts], conflicts,
                                   model.tail(source)))
-        return _report(run, now, facts, None, plan.pending, plan.pending_letters, boxes)
+        return _report(run, now, facts, None, plan.pending, plan.pending_letters, boxes, model.unfiled)
     finally:
         if own:
             model.close()

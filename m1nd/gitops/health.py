@@ -119,37 +119,45 @@ def _hooks_state(root_path: str) -> tuple[str, bool]:
     return (manager + "hooks: " + ", ".join(parts), healthy)
 
 
-def letters_in_danger(run, spool, root) -> list[str]:
-    """Ids of the spool's letters routed to this consented box that are neither in it
-    nor in any local branch's (or stash's) version of it: in no box (spec/git.md 3)."""
+def unfiled_from_files(run, spool):
+    """`unfiled(root)` over a spool read from the file: ids of the spool's letters routed
+    to `root`'s box (held letters left out) that the box does not hold, in spool order."""
     from m1nd.boxes import Refused, read_box
-    from m1nd.gitops.committed import committed_ids
     from m1nd.routing import PROJECT
     from m1nd.secrets import likely_secret
 
-    routed = []
-    for _, letter in spool.letters:
-        route = run.roots.resolve(letter.brain, letter.repo)
-        if route.kind == PROJECT and route.root.real == root.real and not likely_secret(letter.raw):
-            routed.append(letter.id)
-    if not routed:
-        return []
-    try:
-        in_box = {l.id for _, l in read_box(project_box(root)).letters}
-    except (Refused, OSError):
-        return []
-    missing = [i for i in dict.fromkeys(routed) if i not in in_box]
+    def unfiled(root) -> list[str]:
+        routed = [letter.id for _, letter in spool.letters
+                  if (route := run.roots.resolve(letter.brain, letter.repo)).kind == PROJECT
+                  and route.root.real == root.real and not likely_secret(letter.raw)]
+        if not routed:
+            return []
+        try:
+            in_box = {l.id for _, l in read_box(project_box(root)).letters}
+        except (Refused, OSError):
+            return []
+        return [i for i in dict.fromkeys(routed) if i not in in_box]
+
+    return unfiled
+
+
+def letters_in_danger(root, unfiled) -> list[str]:
+    """Ids of the spool's letters routed to this consented box that are neither in it
+    nor in any local branch's (or stash's) version of it: in no box (spec/git.md 3)."""
+    from m1nd.gitops.committed import committed_ids
+
+    missing = unfiled(root)
     if missing:
         held = committed_ids(root.box)
         missing = [i for i in missing if i not in held]
     return missing
 
 
-def _danger_note(run, spool, root) -> tuple[str, str]:
+def _danger_note(root, unfiled) -> tuple[str, str]:
     from m1nd.gitops.safety import operation_in_progress, work_tree_top
     from m1nd.words import plural
 
-    missing = letters_in_danger(run, spool, root)
+    missing = letters_in_danger(root, unfiled)
     if not missing:
         return "", ""
     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
@@ -159,15 +167,17 @@ def _danger_note(run, spool, root) -> tuple[str, str]:
     return f"{plural(len(missing), 'letter')} {verb} in no box ({shown})", fix
 
 
-def git_check(run, spool=None):
+def git_check(run, unfiled=None):
+    """The `git` check; `unfiled(root)` (when the spool could be read) names the spool's
+    letters routed to a root that its box does not hold."""
     roots = _git_roots(run)
     if not roots:
         return _check("git", OK, "no git repositories among the roots")
     notes, fix, status = [], "", OK
     for root in roots:
         danger, danger_fix = "", ""
-        if spool is not None and os.path.isdir(root.box_dir) and box_state(root.path) == "committed":
-            danger, danger_fix = _danger_note(run, spool, root)
+        if unfiled is not None and os.path.isdir(root.box_dir) and box_state(root.path) == "committed":
+            danger, danger_fix = _danger_note(root, unfiled)
         if danger:
             notes.append(f"{root.label}: {danger}")
             status = WARN

@@ -360,6 +360,27 @@ class ReadModel:
         return Receipt(total, 0, to_project, to_medulla, tuple(sorted(pending)), pending_letters=pending_letters,
                        held=held)
 
+    def unfiled(self, root) -> list[str]:
+        """Ids of the spool's letters routed to `root`'s box (held letters left out) that
+        the box does not hold, in spool order (doctor's letters in danger, git.md 3)."""
+        from m1nd.routing import PROJECT
+
+        box = next((s for s in self.boxes if s.box is not None and s.box.root is not None
+                    and s.box.root.real == root.real), None)
+        if box is None or box.fid is None:
+            return []
+        resolve = self.run.roots.resolve
+        pairs = [(brain, repo) for brain, repo, _, _ in self.spool_pairs()
+                 if (route := resolve(brain, repo)).kind == PROJECT and route.root.real == root.real]
+        out: list[tuple[int, str]] = []
+        for brain, repo in pairs:
+            out.extend(self.con.execute(
+                "SELECT c.line, l.id FROM copies c JOIN letters l ON l.digest = c.digest"
+                " WHERE c.fid = ? AND l.brain = ? AND l.repo = ? AND coalesce(l.secret, '') = ''"
+                " AND NOT EXISTS (SELECT 1 FROM copies b WHERE b.digest = l.digest AND b.fid = ?)"
+                (self.spool.fid, brain, repo, box.fid)))
+        return list(dict.fromkeys(lid for _, lid in sorted(out)))
+
     def held(self) -> list[tuple[int, str, str, str, str]]:
         """(line, id, kind of secret, repo, class) of every spool line held back from a project box."""
         from m1nd.routing import MEDULLA
