@@ -377,7 +377,7 @@ class ReadModel:
             out.extend(self.con.execute(
                 "SELECT c.line, l.id FROM copies c JOIN letters l ON l.digest = c.digest"
                 " WHERE c.fid = ? AND l.brain = ? AND l.repo = ? AND coalesce(l.secret, '') = ''"
-                " AND NOT EXISTS (SELECT 1 FROM copies b WHERE b.digest = l.digest AND b.fid = ?)"
+                " AND NOT EXISTS (SELECT 1 FROM copies b WHERE b.digest = l.digest AND b.fid = ?)",
                 (self.spool.fid, brain, repo, box.fid)))
         return list(dict.fromkeys(lid for _, lid in sorted(out)))
 
