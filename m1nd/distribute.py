@@ -35,7 +35,7 @@ from m1nd.letters import iter_raw, load
 from m1nd.paths import ensure_home
 from m1nd.routing import MEDULLA, PENDING, PROJECT, Route
 from m1nd.run import Run
-from m1nd.secrets import held_in_batch, likely_secret
+from m1nd.secrets import held_in_batch, likely_secret, use_cache
 
 FLUSH_BYTES = 16 << 20  # buffered letter bytes before the batches are written out
 PROGRESS_EVERY = 1 << 16  # lines between progress callbacks
@@ -483,6 +483,8 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None) -
     """File the spool into boxes (or, with write=False, only work out where it goes:
     nothing is written, no state is read or kept)."""
     path = run.paths.spool
+    if os.path.isdir(run.paths.home):  # the compiled secret rules are cached in the state
+        use_cache(os.path.join(run.paths.state, "rules"))
     try:
         fh = open(path, "rb")
     except FileNotFoundError:

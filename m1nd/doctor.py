@@ -14,7 +14,7 @@ from m1nd.errors import M1ndError
 from m1nd.letters import FileRead, read_file
 from m1nd.routing import MEDULLA
 from m1nd.run import Run
-from m1nd.secrets import likely_secret
+from m1nd.secrets import held_in_batch
 from m1nd.words import plural
 from m1nd.sweep import MISDELIVERY
 
@@ -169,14 +169,10 @@ def _pending_check(pending: tuple[str, ...], count: int) -> Check:
 def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str]]:
     """(line number, letter id, kind of secret) of every spool letter held back from
     a project box.  Letters for the medulla box are never held."""
-    found = []
-    for number, letter in spool.letters:
-        if run.roots.resolve(letter.brain, letter.repo).kind == MEDULLA:
-            continue
-        kind = likely_secret(letter.raw)
-        if kind:
-            found.append((number, letter.id, kind))
-    return found
+    bound = [(number, letter) for number, letter in spool.letters
+             if run.roots.resolve(letter.brain, letter.repo).kind != MEDULLA]
+    held = held_in_batch([letter.raw for _, letter in bound])
+    return [(bound[i][0], bound[i][1].id, kind) for i, kind in sorted(held.items())]
 
 
 def _held_check(run: Run, spool: FileRead | None) -> Check:

@@ -20,12 +20,18 @@ Tool = Annotated[Optional[str], typer.Option("--tool", help="The tool it is abou
 
 
 def _post(fields: dict, home, spool, json_out: bool) -> None:
+    import os
+
     from m1nd.paths import resolve_paths
+    from m1nd.secrets import use_cache
     from m1nd.spool import append, compose
 
     with reporting(json_out):
+        paths = resolve_paths(home, spool)
+        if os.path.isdir(paths.home):  # a refused letter creates nothing, not even the home
+            use_cache(os.path.join(paths.state, "rules"))
         raw = compose(fields)
-        letter_id = append(resolve_paths(home, spool), raw)
+        letter_id = append(paths, raw)
     if json_out:
         output.emit_json({"id": letter_id})
     else:
