@@ -5,11 +5,46 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from typing import Iterator
 
+from m1nd.errors import M1ndError
 from m1nd.paths import ensure_dir
+
+
+def open_regular(path: str, what: str = "file"):
+    """Open a file for reading, or None when it does not exist.
+
+    Opened with O_NONBLOCK and checked with fstat before anything is read, so a
+    FIFO, a device or a directory in its place is one clear error, never a hang.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise M1ndError(f"{what} {path} is not a regular file ({_kind_of(mode)})")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def write_all(fd: int, data: bytes) -> None:

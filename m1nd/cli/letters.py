@@ -19,6 +19,32 @@ Brain = Annotated[Optional[str], typer.Option("--brain", help="Overrides --repo 
 Tool = Annotated[Optional[str], typer.Option("--tool", help="The tool it is about.")]
 
 
+Force = Annotated[bool, typer.Option("--force", help="Write even when no letter has an id (full ids only).")]
+
+
+def _reply(klass: str, ids: list[str], what: str, repo, agent, ts, force: bool, home, spool,
+           disposition=None) -> dict:
+    """A reply's fields: ids checked and expanded (section 9), and the answered
+    letter's `repo` and `brain` copied, so the reply is filed into its box."""
+    from m1nd.errors import UsageError
+    from m1nd.lookup import check_given, resolve_ids
+    from m1nd.run import open_run
+    from m1nd.spool import DISPOSITIONS
+
+    if not what.strip():
+        raise UsageError("--what must not be empty")
+    if disposition is not None and disposition not in DISPOSITIONS:
+        raise UsageError(f"--disposition must be one of {', '.join(DISPOSITIONS)}")
+    check_given(list(ids))
+    run = open_run(home=home, spool=spool, tolerant=True)
+    resolved = resolve_ids(run, list(ids), force)
+    brain = None
+    if repo is None and resolved.first is not None:
+        repo, brain = resolved.first.repo, resolved.first.brain or None
+    return _fields(what, ts=ts, agent=agent, klass=klass, repo=repo, brain=brain, answers=resolved.ids,
+                   disposition=disposition)
+
+
 def _post(fields: dict, home, spool, json_out: bool) -> None:
     import os
 
@@ -74,13 +100,14 @@ def pickup(
     repo: Repo = None,
     agent: Agent = None,
     ts: Ts = None,
+    force: Force = False,
     json_out: Json = False,
     home: Home = None,
     spool: Spool = None,
 ) -> None:
     """Say you are working on letters: they become in flight."""
     with reporting(json_out):
-        fields = _fields(what, ts=ts, agent=agent, klass="pickup", repo=repo, answers=ids)
+        fields = _reply("pickup", ids, what, repo, agent, ts, force, home, spool)
     _post(fields, home, spool, json_out)
 
 
@@ -91,12 +118,12 @@ def answer(
     repo: Repo = None,
     agent: Agent = None,
     ts: Ts = None,
+    force: Force = False,
     json_out: Json = False,
     home: Home = None,
     spool: Spool = None,
 ) -> None:
     """Write a receipt for letters: they become answered (fired clay)."""
     with reporting(json_out):
-        fields = _fields(what, ts=ts, agent=agent, klass="triage", repo=repo, answers=ids,
-                         disposition=disposition)
+        fields = _reply("triage", ids, what, repo, agent, ts, force, home, spool, disposition)
     _post(fields, home, spool, json_out)
