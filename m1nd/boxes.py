@@ -125,8 +125,9 @@ def ends_with_newline(fd: int) -> bool:
     return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
 
 
-def append(box: Box, ids: list[str], raws: list[bytes], lock_dir: str, index: BoxIndex) -> int:
-    """Append every letter whose id is not yet in the box, under the box's lock.
+def append(box: Box, ids: list[bytes], raws: list[bytes], lock_dir: str, index: BoxIndex) -> int:
+    """Append every letter not yet in the box (by full sha256 digest, `ids`: two
+    different lines sharing a 12-hex id are both appended), under the box's lock.
 
     Lock, re-check, act: the index is brought up to date under the lock, so letters
     that arrived by git or from another distributor are never written twice.  The

@@ -65,7 +65,7 @@ def view_box(run: Run, selector: str | None) -> BoxView:
     except OSError as exc:
         raise M1ndError(f"cannot read box {box.path}: {exc.strerror}") from None
     letters = [l for _, l in found.letters if not l.is_mission]
-    distinct = {l.id: l for l in letters}
+    distinct = {l.raw: l for l in letters}  # the same bytes, not the same id (section 2)
     graph = reply_graph(distinct.values(), run.markers)
     views = [letter_view(l, graph) for l in letters]
     counts = count_states(graph.state(l) for l in distinct.values())

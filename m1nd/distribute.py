@@ -109,7 +109,7 @@ def roots_digest(run: Run) -> str:
 @dataclass
 class _Batch:
     box: Box
-    ids: list[str] = field(default_factory=list)
+    ids: list[bytes] = field(default_factory=list)  # dedup keys: full sha256 digests
     raws: list[bytes] = field(default_factory=list)
     pairs: list[int] = field(default_factory=list)  # pair index, or -1: held not counted
     index: BoxIndex | None = None
@@ -129,7 +129,7 @@ class _Filer:
         self.buffered = 0
         self.appended = 0
 
-    def add(self, box: Box, lid: str, raw: bytes, pair: int) -> None:
+    def add(self, box: Box, lid: bytes, raw: bytes, pair: int) -> None:
         batch = self.batches.get(box.path)
         if batch is None:
             batch = self.batches[box.path] = _Batch(box)
@@ -337,10 +337,10 @@ class _Pass:
             kind, box = routes[i]
             records += pack(i, start, len(raw))
             if kind == MEDULLA:
-                filer.add(box, sha256(raw).hexdigest()[:12], raw, -1)
+                filer.add(box, sha256(raw).digest(), raw, -1)
             else:
                 if kind == PROJECT:
-                    filer.add(box, sha256(raw).hexdigest()[:12], raw, i)
+                    filer.add(box, sha256(raw).digest(), raw, i)
                 elif likely_secret(raw):
                     pairs[i].held += 1
             offset, lines = end, n
@@ -406,7 +406,7 @@ class _Pass:
     def _refile_moved(self, filer: _Filer) -> None:
         for i, raw in self.refile:
             _, box = self.route_of(self.state.pairs[i])
-            filer.add(box, hashlib.sha256(raw).hexdigest()[:12], raw, -1)
+            filer.add(box, hashlib.sha256(raw).digest(), raw, -1)
 
     def _tail(self, tail: tuple[bytes, int], filer: _Filer) -> tuple[str, bool, str] | None:
         """A final line without `\\n`: a letter if it parses (filed and counted, but
@@ -419,7 +419,7 @@ class _Pass:
         if obj is None:
             return None
         route = self.run.roots.resolve(obj.get("brain", ""), obj.get("repo", ""))
-        lid = hashlib.sha256(raw).hexdigest()[:12]
+        lid = hashlib.sha256(raw).digest()
         if route.kind == MEDULLA:
             filer.add(self.medulla, lid, raw, -1)
             return MEDULLA, False, ""

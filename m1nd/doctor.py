@@ -189,9 +189,11 @@ def _held_check(run: Run, spool: FileRead | None) -> Check:
     if not waiting:
         return Check("held", OK, f"{plural(len(held), 'held letter')}, all replaced: {named}{more}")
     n, lid, _ = waiting[0]
+    what_else = " or oversized" if any(kind == "oversized" for _, _, kind in held) else ""
     return Check(
         "held", WARN,
-        f"{plural(len(held), 'letter')} with a likely secret, never filed into a project box: {named}{more}",
+        f"{plural(len(held), 'letter')} with a likely secret{what_else}, never filed into a project box: "
+        f"{named}{more}",
         f"m1nd write --what 'REDACTED VERSION' [same --repo/--class] && "
         f"m1nd answer {lid} --what 'replaced by a redacted letter'",
     )
@@ -199,6 +201,7 @@ def _held_check(run: Run, spool: FileRead | None) -> Check:
 
 def diagnose(run: Run, now: datetime) -> Report:
     from m1nd.gitops.health import consent_check, git_check
+    from m1nd.idcheck import ids_check
 
     spool_error = None
     spool = None
@@ -228,5 +231,6 @@ def diagnose(run: Run, now: datetime) -> Report:
         _held_check(run, spool if not spool_error else None),
         consent_check(run),
         git_check(run),
+        ids_check(run),
     ]
     return Report(mailbox, checks)

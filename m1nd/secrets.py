@@ -30,6 +30,7 @@ import os
 from bisect import bisect_right
 
 from m1nd import secret_rules as rules
+from m1nd.letters import MAX_LETTER_BYTES, OVERSIZED
 
 SMALL_BATCH = 64  # lines: below this, prefilter in Python before loading the engine
 _RULES_FILE = os.path.join(os.path.dirname(__file__), "secret_anchor.yml")
@@ -118,7 +119,18 @@ def _python_candidates(raws: list[bytes]) -> set[int]:
 
 
 def held_in_batch(raws: list[bytes]) -> dict[int, str]:
-    """Which of these lines carry a likely secret: {index: kind}.  Never the secret."""
+    """Which of these lines are held: {index: kind}, the kind of likely secret, or
+    "oversized" for a letter over 64 KiB (section 2: held all the same, and never
+    scanned).  Never the secret."""
+    if any(len(raw) > MAX_LETTER_BYTES for raw in raws):
+        kept = [i for i, raw in enumerate(raws) if len(raw) <= MAX_LETTER_BYTES]
+        found = {i: OVERSIZED for i, raw in enumerate(raws) if len(raw) > MAX_LETTER_BYTES}
+        found.update((kept[j], kind) for j, kind in _held(raws=[raws[i] for i in kept]).items())
+        return dict(sorted(found.items()))
+    return _held(raws)
+
+
+def _held(raws: list[bytes]) -> dict[int, str]:
     if not raws:
         return {}
     if len(raws) < SMALL_BATCH:

@@ -16,7 +16,7 @@ import orjson
 from m1nd.clock import parse_now, stamp
 from m1nd.errors import M1ndError, UsageError
 from m1nd.fsutil import lock_for, write_all
-from m1nd.letters import letter_id
+from m1nd.letters import MAX_LETTER_BYTES, is_oversized, letter_id
 from m1nd.paths import Paths, ensure_dir, ensure_home
 from m1nd.secrets import likely_secret
 
@@ -58,6 +58,10 @@ def compose(fields: dict) -> bytes:
         raw = orjson.dumps(ordered)
     except orjson.JSONEncodeError:  # argv bytes that are not UTF-8 arrive surrogate-escaped
         raise UsageError("an argument is not valid UTF-8 text: letters are UTF-8 JSON") from None
+    if is_oversized(raw):
+        raise M1ndError(
+            f"refused: this letter is {len(raw)} bytes, over the {MAX_LETTER_BYTES // 1024} KiB a letter may "
+            "have; write a shorter one (a long log belongs in a file the letter names)")
     kind = likely_secret(raw)
     if kind:
         raise M1ndError(

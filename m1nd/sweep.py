@@ -42,7 +42,7 @@ def letter_view(letter: Letter, graph: ReplyGraph) -> dict:
 @dataclass(frozen=True)
 class BoxRead:
     box: Box
-    ids: frozenset[str]  # letters of this box, missions left out
+    ids: frozenset[bytes]  # keys (raw bytes) of this box's letters, missions left out
     malformed: tuple[int, ...]
 
 
@@ -50,7 +50,9 @@ class BoxRead:
 class Sweep:
     doc: dict
     receipt: Receipt | None
-    letters: dict[str, Letter]  # the union, missions left out (in no particular order)
+    # the union, missions left out, keyed by raw bytes: two different lines sharing a
+    # 12-hex id are two letters (section 2), listed with the same id
+    letters: dict[bytes, Letter]
     graph: ReplyGraph
     boxes: tuple[BoxRead, ...]
     problems: tuple[BoxProblem, ...]  # refused or unreadable boxes
@@ -68,13 +70,15 @@ def sweep(run: Run, distribute_first: bool = True, progress=None) -> Sweep:
 
 def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
     receipt = distribute(run, progress=progress) if distribute_first else None
-    union: dict[str, Letter] = {}
+    union: dict[bytes, Letter] = {}
     try:
         spool = read_file(run.paths.spool)
     except (IsADirectoryError, PermissionError, OSError) as exc:
         raise M1ndError(f"cannot read spool {run.paths.spool}: {exc.strerror}") from None
+    known: dict[str, Letter] = {}  # by id, to skip parsing a box line the spool has (bytes compared)
     for _, letter in spool.letters:
-        union.setdefault(letter.id, letter)
+        union.setdefault(letter.raw, letter)
+        known.setdefault(letter.id, letter)
 
     problems: list[BoxProblem] = list(receipt.problems) if receipt else []
     reported = {p.path for p in problems}
@@ -83,7 +87,7 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
         # A box that could not be written (disk full, read-only) can still be read:
         # its letters from other machines belong in the union.
         try:
-            found = read_box(box, union)
+            found = read_box(box, known)
         except Refused as exc:
             if box.path not in reported:
                 problems.append(BoxProblem(box.label, box.path, str(exc)))
@@ -95,15 +99,15 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
         ids = set()
         for _, letter in found.letters:
             if not letter.is_mission:
-                ids.add(letter.id)
-            union.setdefault(letter.id, letter)
+                ids.add(letter.raw)
+            union.setdefault(letter.raw, letter)
         reads.append(BoxRead(box, frozenset(ids), tuple(found.malformed)))
 
-    for lid in [lid for lid, l in union.items() if l.kind == "mission"]:
-        del union[lid]
+    for key in [key for key, l in union.items() if l.kind == "mission"]:
+        del union[key]
     letters = union  # missions left out; the document lists them by id
     graph = reply_graph(letters.values(), run.markers)
-    views = [letter_view(letters[lid], graph) for lid in sorted(letters)]
+    views = [letter_view(l, graph) for l in sorted(letters.values(), key=lambda l: (l.id, l.raw))]
     doc = {
         "schema": SCHEMA,
         "spool_path": run.paths.spool,

@@ -33,6 +33,11 @@ def _reply(klass: str, ids: list[str], what: str, repo, agent, ts, force: bool, 
 
     if not what.strip():
         raise UsageError("--what must not be empty")
+    for value in (what, repo, agent, ts):
+        try:
+            (value or "").encode("utf-8")
+        except UnicodeEncodeError:  # argv bytes that are not UTF-8 arrive surrogate-escaped
+            raise UsageError("an argument is not valid UTF-8 text: letters are UTF-8 JSON") from None
     if disposition is not None and disposition not in DISPOSITIONS:
         raise UsageError(f"--disposition must be one of {', '.join(DISPOSITIONS)}")
     check_given(list(ids))

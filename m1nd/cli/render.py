@@ -64,7 +64,7 @@ def sweep_view(result, receipt, run) -> None:
         for col in ("ts", "box", "state", "agent", "class", "what", "id"):
             table.add_column(col, overflow="fold" if col == "what" else "ellipsis", no_wrap=col != "what")
         for l in open_letters:
-            table.add_row(l.ts, where.get(l.id, "spool"), STATE_LABEL[graph.state(l)], l.agent, l.klass,
+            table.add_row(l.ts, where.get(l.raw, "spool"), STATE_LABEL[graph.state(l)], l.agent, l.klass,
                           shorten(l.what), l.id)
         con.print(table)
 
