@@ -22,7 +22,7 @@ import zlib
 
 import orjson
 
-from m1nd.fsutil import atomic_write
+from m1nd.fsutil import atomic_write, read_regular
 from m1nd.paths import ensure_dir
 
 ID_LEN = 32  # a key: the sha256 digest of a line's raw bytes
@@ -127,8 +127,7 @@ class BoxIndex:
         if self.file is None:
             return
         try:
-            with open(self.file, "rb") as fh:
-                data = fh.read()
+            data = read_regular(self.file)
         except FileNotFoundError:
             return
         except OSError as exc:

@@ -30,7 +30,7 @@ from m1nd.boxes import Box, project_box
 from m1nd.boxindex import BoxIndex
 from m1nd.cursor import LOCATION, Pair, State, StateCorrupt, Store, mark_spool, spool_unchanged
 from m1nd.errors import M1ndError
-from m1nd.fsutil import gc_paused, lock_for
+from m1nd.fsutil import gc_paused, lock_for, open_regular
 from m1nd.letters import iter_raw, load
 from m1nd.paths import ensure_home
 from m1nd.routing import MEDULLA, PENDING, PROJECT, Route
@@ -486,14 +486,12 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None) -
     if os.path.isdir(run.paths.home):  # the compiled secret rules are cached in the state
         use_cache(os.path.join(run.paths.state, "rules"))
     try:
-        fh = open(path, "rb")
-    except FileNotFoundError:
-        return Receipt(0, 0, 0, 0, ())
+        fh = open_regular(path)  # a FIFO, a device or a directory: an error, never a hang
     except OSError as exc:
         raise M1ndError(f"cannot read spool {path}: {exc.strerror}") from None
+    if fh is None:
+        return Receipt(0, 0, 0, 0, ())
     with fh, gc_paused():
-        if os.path.isdir(path):
-            raise M1ndError(f"cannot read spool {path}: Is a directory")
         one = _Pass(run, fh.fileno(), write, progress)
         try:
             if not write:

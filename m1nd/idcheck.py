@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 
 from m1nd.boxes import refusal
-from m1nd.errors import M1ndError
 from m1nd.fsutil import open_regular
 from m1nd.letters import iter_raw, parse
 from m1nd.run import Run
@@ -25,7 +24,7 @@ def shared_ids(paths: list[str]) -> dict[str, list[str]]:
     for path in paths:
         try:
             fh = open_regular(path)
-        except (OSError, M1ndError):
+        except OSError:
             continue  # the spool and boxes checks name what cannot be read
         if fh is None:
             continue
@@ -49,7 +48,7 @@ def shared_ids(paths: list[str]) -> dict[str, list[str]]:
 
 
 def _read_back(path: str, offset: int, length: int) -> bytes:
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(offset)
         return fh.read(length)
 

@@ -13,6 +13,8 @@ from typing import BinaryIO, Iterator, NamedTuple
 
 import orjson
 
+from m1nd.fsutil import open_regular
+
 STRING_FIELDS = ("ts", "agent", "class", "repo", "brain", "tool", "what", "expected", "snippet")
 _STRING_FIELD_SET = frozenset(STRING_FIELDS)
 
@@ -173,9 +175,8 @@ def read_file(path: str, known: dict[str, Letter] | None = None) -> FileRead:
     malformed: list[int] = []
     tail = None
     size = 0
-    try:
-        fh = open(path, "rb")
-    except FileNotFoundError:
+    fh = open_regular(path)  # a FIFO or a device: NotRegular (an OSError), never a hang
+    if fh is None:
         return FileRead(path, letters, malformed, tail, 0)
     known = known if known is not None else {}
     sha256 = hashlib.sha256

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from m1nd.boxes import refusal
-from m1nd.errors import M1ndError, NotFound, UsageError
+from m1nd.errors import NotFound, UsageError
 from m1nd.fsutil import open_regular
 from m1nd.letters import Letter, iter_raw, parse
 from m1nd.run import Run
@@ -30,7 +30,7 @@ class Resolved:
 def _scan(path: str, prefixes: tuple[str, ...], found: dict[str, Letter]) -> None:
     try:
         fh = open_regular(path, "letters file")
-    except (OSError, M1ndError):
+    except OSError:
         return  # unreadable here: doctor and the sweep name it
     if fh is None:
         return

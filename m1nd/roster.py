@@ -11,13 +11,13 @@ import os
 import orjson
 
 from m1nd.errors import M1ndError, UsageError
-from m1nd.fsutil import atomic_write, lock_for
+from m1nd.fsutil import atomic_write, lock_for, open_fd
 from m1nd.paths import Paths, absolute, ensure_home
 
 
 def load(paths: Paths) -> list[str]:
     try:
-        with open(paths.roster, "rb") as fh:
+        with os.fdopen(open_fd(paths.roster), "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
         return []

@@ -15,7 +15,7 @@ import orjson
 
 from m1nd.clock import parse_now, stamp
 from m1nd.errors import M1ndError, UsageError
-from m1nd.fsutil import lock_for, write_all
+from m1nd.fsutil import lock_for, open_fd, write_all
 from m1nd.letters import MAX_LETTER_BYTES, is_oversized, letter_id
 from m1nd.paths import Paths, ensure_dir, ensure_home
 from m1nd.secrets import likely_secret
@@ -81,7 +81,7 @@ def append(paths: Paths, raw: bytes) -> str:
         ensure_home(paths)
         ensure_dir(os.path.dirname(paths.spool))
         with lock_for(paths.locks, "spool", paths.spool):
-            fd = os.open(paths.spool, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = open_fd(paths.spool, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)  # never a FIFO
             try:
                 size = os.fstat(fd).st_size
                 lead = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
