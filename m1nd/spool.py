@@ -17,7 +17,7 @@ from m1nd.clock import parse_now, stamp
 from m1nd.errors import M1ndError, UsageError
 from m1nd.fsutil import lock_for, open_fd, write_all
 from m1nd.letters import MAX_LETTER_BYTES, is_oversized, letter_id
-from m1nd.paths import Paths, ensure_dir, ensure_home
+from m1nd.paths import Paths, ensure_home
 from m1nd.secrets import likely_secret
 
 KEY_ORDER = ("ts", "agent", "class", "kind", "repo", "brain", "tool", "what", "expected", "snippet",
@@ -78,8 +78,12 @@ def append(paths: Paths, raw: bytes) -> str:
     write leaves one unterminated fragment, which the next writer closes with `\n`.
     """
     try:
+        spool_dir = os.path.dirname(paths.spool)
+        if spool_dir != paths.home and not os.path.isdir(spool_dir):
+            # a spool named by --spool or M1ND_SPOOL: m1nd creates no directory for it
+            raise M1ndError(f"cannot write the letter to the spool: {spool_dir} does not exist "
+                            "(m1nd creates no directory for a spool outside the home)")
         ensure_home(paths)
-        ensure_dir(os.path.dirname(paths.spool))
         with lock_for(paths.locks, "spool", paths.spool):
             fd = open_fd(paths.spool, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)  # never a FIFO
             try:

@@ -216,6 +216,10 @@ def test_the_first_write_creates_the_home_with_mode_0700(cli, m1nd_home, spool_p
 
 def test_spool_option_and_env_choose_the_spool_file(cli, tmp_path, monkeypatch, m1nd_home):
     by_option = tmp_path / "elsewhere" / "option.jsonl"
+    refused = cli("write", "--what", "x", "--spool", str(by_option))  # --spool never creates a directory
+    assert refused.code == 1 and str(by_option.parent) in refused.stderr
+    assert not by_option.parent.exists()
+    by_option.parent.mkdir()
     assert cli("write", "--what", "x", "--spool", str(by_option)).code == 0
     assert by_option.read_bytes().count(b"\n") == 1
     by_env = tmp_path / "elsewhere" / "env.jsonl"

@@ -70,10 +70,20 @@ def _post(fields: dict, home, spool, json_out: bool) -> None:
 
 
 def _fields(what: str, **kwargs) -> dict:
+    import os
+
+    from m1nd.errors import M1ndError
     from m1nd.routing import find_bound_root
     from m1nd.spool import letter_fields
 
-    return letter_fields(what, bound_root=find_bound_root(), **kwargs)
+    bound = find_bound_root()
+    if bound is not None and kwargs.get("repo") is None:
+        try:
+            bound.encode("utf-8")
+        except UnicodeEncodeError:
+            raise M1ndError(f"this repository's path {os.fsencode(bound)!r} is not UTF-8, and letters are UTF-8 "
+                            "JSON: name it with --repo NAME") from None
+    return letter_fields(what, bound_root=bound, **kwargs)
 
 
 def write(
