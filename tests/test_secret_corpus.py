@@ -189,3 +189,14 @@ def test_anchor_terms_cover_every_own_rule_on_the_corpus():
             raw = letter("snippet", text, dumps)
             if secret_rules.match(secret_rules.decode_escapes(raw.decode())):
                 assert secret_rules.ANCHOR_BYTES.search(raw), name
+
+
+def test_the_human_sweep_never_prints_a_held_letter_s_text(cli, spool_path, tmp_path):
+    root = tmp_path / "repo-a"
+    root.mkdir()
+    name, text = next(s for s in SECRETS if s[0] == "github classic token")
+    write_spool(spool_path, [letter("what", "found " + text), letter("what", "an ordinary open letter")])
+    for args in (["sweep"], ["sweep", "--no-distribute"]):
+        out = cli(*args, "--root", str(root))
+        assert text not in out.stdout + out.stderr
+        assert "held" in out.stdout and "an ordinary open letter" in out.stdout

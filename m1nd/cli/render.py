@@ -57,6 +57,14 @@ def sweep_view(result, receipt, run) -> None:
 
     open_letters = [l for l in letters.values() if graph.state(l) in OPEN_STATES]
     open_letters.sort(key=lambda l: (l.ts, l.id), reverse=True)
+    # A held letter (still in the spool) never has its text printed: it may carry a secret.
+    unfiled = [l for l in open_letters if l.raw not in in_boxes]
+    if unfiled:
+        from m1nd.secrets import held_in_batch
+
+        held = {unfiled[i].raw: kind for i, kind in held_in_batch([l.raw for l in unfiled]).items()}
+    else:
+        held = {}
     doc = result.doc
     con.print(f"{plural(doc['total'], 'letter')}, {doc['open']} open, {doc['misdelivery']} misdelivered")
     if open_letters:
@@ -65,7 +73,7 @@ def sweep_view(result, receipt, run) -> None:
             table.add_column(col, overflow="fold" if col == "what" else "ellipsis", no_wrap=col != "what")
         for l in open_letters:
             table.add_row(l.ts, where.get(l.raw, "spool"), STATE_LABEL[graph.state(l)], l.agent, l.klass,
-                          shorten(l.what), l.id)
+                          f"(held: {held[l.raw]}; see m1nd doctor)" if l.raw in held else shorten(l.what), l.id)
         con.print(table)
 
     if result.spool_malformed:
