@@ -89,7 +89,7 @@ def is_placeholder(value: str) -> bool:
     low = v.lower()
     if len(v) < 3 or low in _PLACEHOLDER_WORDS:
         return True
-    if v[0] in "<[{(*" or low.startswith(("xxx", "...", "…")) or "redacted" in low:
+    if v[0] in "<[{(*" or low.startswith(("xxx", "...", "…", "redacted")):
         return True
     if _VAR.match(v) or set(low) <= set("*x.#?-_•"):
         return True
