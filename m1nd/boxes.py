@@ -7,12 +7,13 @@ grows: it is opened with O_APPEND and never truncated or rewritten here.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
 from dataclasses import dataclass
 
 from m1nd.boxindex import BoxIndex
-from m1nd.fsutil import lock_for, write_all
+from m1nd.fsutil import write_all
 from m1nd.letters import FileRead, read_file
 from m1nd.routing import Root
 
@@ -67,10 +68,12 @@ def refusal(box: Box) -> str | None:
         return f"{box.path} is a symlink"
     if not stat.S_ISREG(st.st_mode):
         return f"{box.path} is not a regular file"
+    if st.st_nlink > 1:  # a hard link: writing it would write a file outside every root too
+        return f"{box.path} has {st.st_nlink} hard links"
     return None
 
 
-APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 def _open_for_append(box: Box) -> int:
@@ -127,48 +130,76 @@ def ends_with_newline(fd: int) -> bool:
     return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
 
 
-def append(box: Box, ids: list[str], raws: list[bytes], lock_dir: str, index: BoxIndex, exclude=None) -> int:
-    """Append every letter whose id is not yet in the box, under the box's lock.
+def _locked_box(box: Box) -> int:
+    """The box opened for appending and locked (flock on the box file itself, so
+    writers from any home exclude each other; no lock file in a repository).
 
-    Lock, re-check, act: the index is brought up to date under the lock, so letters
-    that arrived by git or from another distributor are never written twice.  The
-    caller fsyncs (once per run, see `sync`).  `exclude(new_ids)`, when given, names
-    the new ids to leave out all the same (git holds them elsewhere).  Returns how
-    many letters were appended; raises Refused for a refused box.
-    """
-    # Keyed by the real path: two spellings of one box (a symlinked root) share a lock.
-    with lock_for(lock_dir, "box", os.path.realpath(box.path)):
+    After the lock is granted the path must still name the file locked: one replaced
+    meanwhile (a checkout writes a new file) is opened again, else letters would go
+    into an unlinked file."""
+    for _ in range(100):
         reason = refusal(box)
         if reason:
             raise Refused(reason)
         fd = _open_for_append(box)
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 raise Refused(f"{box.path} is not a regular file")
-            index.refresh(fd)
-            keep = index.take_new(ids)
-            if keep and exclude is not None:
-                skip = exclude([ids[i] for i in keep])
-                if skip:
-                    index.added.difference_update(skip)
-                    keep = [i for i in keep if ids[i] not in skip]
-            if not keep:
-                return 0
-            chosen = raws if len(keep) == len(raws) else [raws[i] for i in keep]
-            data = b"\n".join(chosen) + b"\n"
-            if not ends_with_newline(fd):
-                data = b"\n" + data
-            size_before = os.fstat(fd).st_size
-            write_all(fd, data)
-            index.appended(fd, size_before + len(data))
-            return len(keep)
-        finally:
+            if st.st_nlink > 1:
+                raise Refused(f"{box.path} has {st.st_nlink} hard links")
+            os.set_blocking(fd, True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                now = os.lstat(box.path)
+            except FileNotFoundError:
+                now = None
+            if now is not None and (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+                return fd
+        except BaseException:
             os.close(fd)
+            raise
+        os.close(fd)
+    raise Refused(f"{box.path} keeps being replaced")
+
+
+def append(box: Box, ids: list[bytes], raws: list[bytes], lock_dir: str, index: BoxIndex, exclude=None) -> int:
+    """Append every letter not yet in the box (by full sha256 digest, `ids`: two
+    different lines sharing a 12-hex id are both appended), under the box's lock.
+
+    Lock, re-check, act: the index is brought up to date under the lock, so letters
+    that arrived by git or from another distributor (of this home or another) are
+    never written twice.  The caller fsyncs (once per run, see `sync`).  Returns how
+    many letters were appended; raises Refused for a refused box.  (`lock_dir` is
+    no longer used: the lock is on the box itself.)  `exclude(new_digests)`, when
+    given, names the new letters to leave out all the same (git holds them elsewhere).
+    """
+    fd = _locked_box(box)
+    try:
+        index.refresh(fd)
+        keep = index.take_new(ids)
+        if keep and exclude is not None:
+            skip = exclude([ids[i] for i in keep])
+            if skip:
+                index.added.difference_update(skip)
+                keep = [i for i in keep if ids[i] not in skip]
+        if not keep:
+            return 0
+        chosen = raws if len(keep) == len(raws) else [raws[i] for i in keep]
+        data = b"\n".join(chosen) + b"\n"
+        if not ends_with_newline(fd):
+            data = b"\n" + data
+        size_before = os.fstat(fd).st_size
+        write_all(fd, data)
+        index.appended(fd, size_before + len(data))
+        return len(keep)
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def sync(path: str) -> None:
     """fsync a box written this run (once, at the end, rather than per batch)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         os.fsync(fd)
     finally:

@@ -1,8 +1,10 @@
 """Per-box id indexes, kept under `<home>/state/boxes/` between runs.
 
-Dedup needs "is this id already in the box?".  Reading a whole box to answer that
-costs as much as the box is large, so each box's ids are kept as a sorted blob of
-12-byte ids on disk, plus the box's identity (device, inode, size, mtime) and
+Dedup needs "is this letter already in the box?", and "the same letter" means the
+same raw bytes (contract section 2: two different lines may share a 12-hex id), so
+the key is the full sha256 digest of a line.  Reading a whole box to answer that
+costs as much as the box is large, so each box's keys are kept as a sorted blob of
+32-byte digests on disk, plus the box's identity (device, inode, size, mtime) and
 hashes of the indexed bytes in 256 KiB chunks.  A box untouched since the index saw
 it costs one fstat.  A box changed in place is checked against the chunk hashes: if
 it only grew, only the new bytes are read; if it was replaced (a git pull writes a
@@ -20,13 +22,12 @@ import zlib
 
 import orjson
 
-from m1nd.fsutil import atomic_write
-from m1nd.letters import letter_id
+from m1nd.fsutil import atomic_write, read_regular
 from m1nd.paths import ensure_dir
 
-ID_LEN = 12
+ID_LEN = 32  # a key: the sha256 digest of a line's raw bytes
 CHUNK = 1 << 18
-VERSION = 3
+VERSION = 4
 
 
 def region_hashes(fd: int, offset: int, known: list[str] | None = None, known_offset: int = 0) -> list[str]:
@@ -49,10 +50,15 @@ def region_hashes(fd: int, offset: int, known: list[str] | None = None, known_of
     return hashes
 
 
-def scan_ids(fd: int, start: int) -> tuple[list[str], int]:
-    """Ids of the lines of an open box from byte `start`, and the offset just after
+def letter_key(raw: bytes) -> bytes:
+    """What dedup compares: the full sha256 of a line's raw bytes."""
+    return hashlib.sha256(raw).digest()
+
+
+def scan_ids(fd: int, start: int) -> tuple[list[bytes], int]:
+    """Keys of the lines of an open box from byte `start`, and the offset just after
     its last complete line (an unterminated last line is counted, not passed)."""
-    ids: list[str] = []
+    ids: list[bytes] = []
     offset = start
     with os.fdopen(os.dup(fd), "rb") as fh:
         fh.seek(start)
@@ -65,7 +71,7 @@ def scan_ids(fd: int, start: int) -> tuple[list[str], int]:
             if raw.endswith(b"\r"):
                 raw = raw[:-1]
             if raw.strip():
-                ids.append(letter_id(raw))
+                ids.append(letter_key(raw))
     return ids, offset
 
 
@@ -81,21 +87,19 @@ def _position(blob: bytes | bytearray, key: bytes) -> int:
     return lo
 
 
-def _merge(blob: bytes, added: set[str]) -> bytes:
-    """The sorted blob of the old ids and the added ones, each once."""
+def _merge(blob: bytes, added: set[bytes]) -> bytes:
+    """The sorted blob of the old keys and the added ones, each once."""
     n = len(blob) // ID_LEN
-    if len(added) * 64 < n:  # a few new ids into a large index: insert in place
+    if len(added) * 64 < n:  # a few new keys into a large index: insert in place
         out = bytearray(blob)
-        for lid in sorted(added):
-            key = lid.encode("ascii")
+        for key in sorted(added):
             at = _position(out, key)
             if out[at * ID_LEN:(at + 1) * ID_LEN] != key:
                 out[at * ID_LEN:at * ID_LEN] = key
         return bytes(out)
-    old = blob.decode("ascii")
-    ids = set(added)
-    ids.update(old[i:i + ID_LEN] for i in range(0, len(old), ID_LEN))
-    return "".join(sorted(ids)).encode("ascii")
+    keys = set(added)
+    keys.update(blob[i:i + ID_LEN] for i in range(0, len(blob), ID_LEN))
+    return b"".join(sorted(keys))
 
 
 class BoxIndex:
@@ -108,7 +112,7 @@ class BoxIndex:
             key = hashlib.sha256(box_path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
             self.file = os.path.join(state_dir, "boxes", f"{key}.idx")
         self.blob = b""
-        self.added: set[str] = set()
+        self.added: set[bytes] = set()
         self.offset = 0
         self.ident: tuple[int, int] | None = None
         self.seen: tuple[int, int] = (-1, -1)  # (size, mtime_ns) when last brought current
@@ -123,8 +127,7 @@ class BoxIndex:
         if self.file is None:
             return
         try:
-            with open(self.file, "rb") as fh:
-                data = fh.read()
+            data = read_regular(self.file)
         except FileNotFoundError:
             return
         except OSError as exc:
@@ -133,6 +136,8 @@ class BoxIndex:
         try:
             head, blob = data.split(b"\n", 1)
             meta = orjson.loads(head)
+            if meta.get("v") != VERSION:
+                return  # an index of an earlier version: rebuilt, nothing to report
             ok = (
                 meta["v"] == VERSION and meta["box"] == self.box_path
                 and len(blob) == meta["count"] * ID_LEN
@@ -186,20 +191,19 @@ class BoxIndex:
             os.close(fd)
 
     # -- the one query -----------------------------------------------------------
-    def take_new(self, ids: list[str]) -> list[int]:
-        """Positions of the ids not yet in the box (each id once); adds them."""
+    def take_new(self, keys: list[bytes]) -> list[int]:
+        """Positions of the keys not yet in the box (each key once); adds them."""
         added = self.added
         blob = self.blob
         keep = []
-        for i, lid in enumerate(ids):
-            if lid in added:
+        for i, key in enumerate(keys):
+            if key in added:
                 continue
             if blob:
-                key = lid.encode("ascii")
                 at = _position(blob, key)
                 if blob[at * ID_LEN:(at + 1) * ID_LEN] == key:
                     continue
-            added.add(lid)
+            added.add(key)
             keep.append(i)
         if keep:
             self.dirty = True

@@ -6,14 +6,17 @@ not parse fails closed with a clear error.
 
 from __future__ import annotations
 
+import os
+
 from m1nd.errors import M1ndError
 from m1nd.fates import DEFAULT_FOREIGN_MARKERS
+from m1nd.fsutil import open_fd
 from m1nd.paths import Paths
 
 
 def load(paths: Paths) -> dict:
     try:
-        with open(paths.config, "rb") as fh:
+        with os.fdopen(open_fd(paths.config), "rb") as fh:
             data = fh.read()
     except FileNotFoundError:
         return {}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from m1nd.boxindex import region_hashes
-from m1nd.fsutil import TEMP_PREFIX, atomic_write
+from m1nd.fsutil import TEMP_PREFIX, atomic_write, open_fd
 from m1nd.paths import ensure_dir
 
 VERSION = 4  # 2: distribute.json carries a checksum; 3: chunk checksums of the spool read; 4: no malformed list
@@ -108,7 +108,7 @@ class Store:
     def load(self) -> State | None:
         """The saved state, None when there is none; StateCorrupt when it does not verify."""
         try:
-            with open(self.json, "rb") as fh:
+            with os.fdopen(open_fd(self.json), "rb") as fh:
                 data = fh.read()
         except FileNotFoundError:
             return None
@@ -164,7 +164,7 @@ class Store:
                 os.unlink(self.json)
             except FileNotFoundError:
                 pass
-        fd = os.open(self.log, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_fd(self.log, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             os.ftruncate(fd, kept * LOCATION.size)
             os.lseek(fd, 0, os.SEEK_END)
@@ -178,7 +178,7 @@ class Store:
     def locations_of(self, pairs: set[int], count: int) -> list[tuple[int, int, int]]:
         """(pair, offset, length) of every logged letter of these pairs, in spool order."""
         out = []
-        with open(self.log, "rb") as fh:
+        with os.fdopen(open_fd(self.log), "rb") as fh:
             data = fh.read(count * LOCATION.size)
         for rec in LOCATION.iter_unpack(data):
             if rec[0] in pairs:

@@ -30,13 +30,13 @@ from m1nd.boxes import Box, project_box
 from m1nd.boxindex import BoxIndex
 from m1nd.cursor import LOCATION, Pair, State, StateCorrupt, Store, mark_spool, spool_unchanged
 from m1nd.errors import M1ndError
-from m1nd.fsutil import gc_paused, lock_for
+from m1nd.fsutil import gc_paused, lock_for, open_regular
 from m1nd.gitops.safety import Gate
 from m1nd.letters import iter_raw, load
 from m1nd.paths import ensure_home
 from m1nd.routing import MEDULLA, PENDING, PROJECT, Route
 from m1nd.run import Run
-from m1nd.secrets import held_in_batch, likely_secret
+from m1nd.secrets import held_in_batch, likely_secret, use_cache
 from m1nd.words import plural
 
 FLUSH_BYTES = 16 << 20  # buffered letter bytes before the batches are written out
@@ -116,7 +116,7 @@ def roots_digest(run: Run) -> str:
 @dataclass
 class _Batch:
     box: Box
-    ids: list[str] = field(default_factory=list)
+    ids: list[bytes] = field(default_factory=list)  # dedup keys: full sha256 digests
     raws: list[bytes] = field(default_factory=list)
     pairs: list[int] = field(default_factory=list)  # pair index, or -1: held not counted
     index: BoxIndex | None = None
@@ -124,7 +124,7 @@ class _Batch:
     problem: str | None = None
     wait: str | None = None  # why this filing leaves the box alone (safety.py)
     consented: bool = False  # git does not ignore the box
-    refiled: set[str] = field(default_factory=set)  # ids filed again: skipped when git holds them
+    refiled: set[bytes] = field(default_factory=set)  # digests filed again: skipped when git holds them
 
 
 class _Filer:
@@ -141,7 +141,7 @@ class _Filer:
         self.appended = 0
         self.waited: dict[int, int] = {}  # pair -> letters of this run left waiting
 
-    def add(self, box: Box, lid: str, raw: bytes, pair: int, refiled: bool = False) -> None:
+    def add(self, box: Box, lid: bytes, raw: bytes, pair: int, refiled: bool = False) -> None:
         batch = self.batches.get(box.path)
         if batch is None:
             batch = self.batches[box.path] = _Batch(box)
@@ -217,16 +217,16 @@ class _Filer:
         Asked only when the box lacks some of them, then once per run."""
         if not batch.consented or not batch.refiled:
             return None
-        known: list[set[str]] = []
+        known: list[set[bytes]] = []
 
-        def committed(candidates: list[str]) -> set[str]:
+        def committed(candidates: list[bytes]) -> set[bytes]:
             again = [c for c in candidates if c in batch.refiled]
             if not again:
                 return set()
             if not known:
-                from m1nd.gitops.committed import committed_ids
+                from m1nd.gitops.committed import committed_digests
 
-                known.append(committed_ids(batch.box.path))
+                known.append(committed_digests(batch.box.path))
             return {c for c in again if c in known[0]}
 
         return committed
@@ -414,10 +414,10 @@ class _Pass:
             kind, box = routes[i]
             records += pack(i, start, len(raw))
             if kind == MEDULLA:
-                filer.add(box, sha256(raw).hexdigest()[:12], raw, -1)
+                filer.add(box, sha256(raw).digest(), raw, -1)
             else:
                 if kind == PROJECT:
-                    filer.add(box, sha256(raw).hexdigest()[:12], raw, i)
+                    filer.add(box, sha256(raw).digest(), raw, i)
                 elif likely_secret(raw):
                     pairs[i].held += 1
             offset, lines = end, n
@@ -484,7 +484,7 @@ class _Pass:
     def _refile_moved(self, filer: _Filer) -> None:
         for i, raw in self.refile:
             _, box = self.route_of(self.state.pairs[i])
-            filer.add(box, hashlib.sha256(raw).hexdigest()[:12], raw, -1, refiled=True)
+            filer.add(box, hashlib.sha256(raw).digest(), raw, -1, refiled=True)
 
     def _keep_waiting(self, filer: _Filer) -> None:
         """Count, per pair, the letters that wait for a filing that may write their box:
@@ -510,7 +510,7 @@ class _Pass:
         if obj is None:
             return None
         route = self.run.roots.resolve(obj.get("brain", ""), obj.get("repo", ""))
-        lid = hashlib.sha256(raw).hexdigest()[:12]
+        lid = hashlib.sha256(raw).digest()
         if route.kind == MEDULLA:
             filer.add(self.medulla, lid, raw, -1)
             return MEDULLA, False, ""
@@ -590,15 +590,15 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None, g
     nothing is written, no state is read or kept).  `gate` says which boxes this filing
     may write (safety.py): by default, a command the user runs."""
     path = run.paths.spool
+    if os.path.isdir(run.paths.home):  # the compiled secret rules are cached in the state
+        use_cache(os.path.join(run.paths.state, "rules"))
     try:
-        fh = open(path, "rb")
-    except FileNotFoundError:
-        return Receipt(0, 0, 0, 0, ())
+        fh = open_regular(path)  # a FIFO, a device or a directory: an error, never a hang
     except OSError as exc:
         raise M1ndError(f"cannot read spool {path}: {exc.strerror}") from None
+    if fh is None:
+        return Receipt(0, 0, 0, 0, ())
     with fh, gc_paused():
-        if os.path.isdir(path):
-            raise M1ndError(f"cannot read spool {path}: Is a directory")
         one = _Pass(run, fh.fileno(), write, progress, gate)
         try:
             if not write:

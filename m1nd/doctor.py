@@ -15,7 +15,7 @@ from m1nd.errors import M1ndError
 from m1nd.letters import FileRead, read_file
 from m1nd.routing import MEDULLA
 from m1nd.run import Run
-from m1nd.secrets import likely_secret
+from m1nd.secrets import held_in_batch
 from m1nd.words import plural
 from m1nd.sweep import MISDELIVERY
 
@@ -210,14 +210,11 @@ def _pending_check(pending: tuple[str, ...], count: int) -> Check:
 def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str, str, str]]:
     """(line number, letter id, kind of secret, repo, class) of every spool letter held back from
     a project box.  Letters for the medulla box are never held."""
-    found = []
-    for number, letter in spool.letters:
-        if run.roots.resolve(letter.brain, letter.repo).kind == MEDULLA:
-            continue
-        kind = likely_secret(letter.raw)
-        if kind:
-            found.append((number, letter.id, kind, letter.repo, letter.klass))
-    return found
+    bound = [(number, letter) for number, letter in spool.letters
+             if run.roots.resolve(letter.brain, letter.repo).kind != MEDULLA]
+    held = held_in_batch([letter.raw for _, letter in bound])
+    return [(bound[i][0], bound[i][1].id, kind, bound[i][1].repo, bound[i][1].klass)
+            for i, kind in sorted(held.items())]
 
 
 def _held_check(spool: SpoolFacts | None) -> Check:
@@ -235,9 +232,11 @@ def _held_check(spool: SpoolFacts | None) -> Check:
         return Check("held", OK, f"{plural(len(held), 'held letter')}, all replaced: {named}{more}")
     _, lid, _, repo, klass = waiting[0]
     same = "".join(f" {flag} {shlex.quote(value)}" for flag, value in (("--repo", repo), ("--class", klass)) if value)
+    what_else = " or oversized" if any(h[2] == "oversized" for h in held) else ""
     return Check(
         "held", WARN,
-        f"{plural(len(held), 'letter')} with a likely secret, never filed into a project box: {named}{more}",
+        f"{plural(len(held), 'letter')} with a likely secret{what_else}, never filed into a project box: "
+        f"{named}{more}",
         f"m1nd write --what 'REDACTED VERSION'{same} && m1nd answer {lid} --what 'replaced by a redacted letter'",
     )
 
@@ -278,8 +277,11 @@ def diagnose_files(run: Run, now: datetime) -> Report:
     return _report(run, now, facts, spool_error, pending, pending_count, box_facts_from_files(run), unfiled)
 
 
-def _report(run, now, facts, spool_error, pending, pending_count, boxes, unfiled=None) -> Report:
+def _report(run, now, facts, spool_error, pending, pending_count, boxes, unfiled=None, shared=None) -> Report:
+    """`shared`: the ids two different letters share (from the read model), else read
+    from the files."""
     from m1nd.gitops.health import consent_check, git_check
+    from m1nd.idcheck import ids_check, ids_check_of
 
     # The mailbox block needs the real roster: without it, it says nothing (the roster
     # check says why) rather than pending names an empty roster would give.
@@ -293,6 +295,7 @@ def _report(run, now, facts, spool_error, pending, pending_count, boxes, unfiled
         _held_check(facts if not spool_error else None),
         consent_check(run),
         git_check(run, unfiled),
+        ids_check(run) if shared is None else ids_check_of(shared),
     ]
     return Report(mailbox, checks)
 
@@ -323,7 +326,8 @@ def diagnose(run: Run, now: datetime, model=None) -> Report:
             boxes.append(BoxFacts(source.label, source.path, None,
                                   [n for n in model.malformed(source) if n not in conflicts], conflicts,
                                   model.tail(source)))
-        return _report(run, now, facts, None, plan.pending, plan.pending_letters, boxes, model.unfiled)
+        return _report(run, now, facts, None, plan.pending, plan.pending_letters, boxes, model.unfiled,
+                       model.shared_ids())
     finally:
         if own:
             model.close()

@@ -2,14 +2,72 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from typing import Iterator
 
 from m1nd.paths import ensure_dir
+
+
+class NotRegular(OSError):
+    """A FIFO, a device, a socket or a directory where a regular file belongs (an
+    OSError, so that every `except OSError` that names a path names this too)."""
+
+    def __init__(self, path: str, mode: int) -> None:
+        super().__init__(errno.EINVAL, f"not a regular file ({_kind_of(mode)})", path)
+
+
+def check_regular(fd: int, path: str) -> None:
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotRegular(path, mode)
+
+
+def open_fd(path: str, flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+    """os.open with O_NONBLOCK, then fstat: a FIFO or a device is NotRegular, never
+    a hang (opening a FIFO blocks until a writer comes; reading one, until it writes)."""
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    try:
+        check_regular(fd, path)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_regular(path: str, what: str = "file"):
+    """A regular file opened for reading (binary), or None when it does not exist;
+    NotRegular for anything else in its place."""
+    try:
+        fd = open_fd(path)
+    except FileNotFoundError:
+        return None
+    return os.fdopen(fd, "rb")
+
+
+def read_regular(path: str) -> bytes:
+    """The whole content of a regular file (FileNotFoundError when missing)."""
+    fd = open_fd(path)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -13,6 +13,8 @@ from typing import BinaryIO, Iterator, NamedTuple
 
 import orjson
 
+from m1nd.fsutil import open_regular
+
 STRING_FIELDS = ("ts", "agent", "class", "repo", "brain", "tool", "what", "expected", "snippet")
 _STRING_FIELD_SET = frozenset(STRING_FIELDS)
 
@@ -43,6 +45,14 @@ class Letter(NamedTuple):
     @property
     def is_mission(self) -> bool:
         return self.kind == "mission"
+
+
+MAX_LETTER_BYTES = 64 << 10  # a longer letter is held, never filed into a project box (section 2)
+OVERSIZED = "oversized"
+
+
+def is_oversized(raw: bytes) -> bool:
+    return len(raw) > MAX_LETTER_BYTES
 
 
 def letter_id(raw: bytes) -> str:
@@ -158,15 +168,15 @@ def read_file(path: str, known: dict[str, Letter] | None = None) -> FileRead:
     """Read a whole letters file.  A missing file reads as empty.
 
     `known` maps ids to letters already parsed elsewhere: a line with one of those
-    ids has the same bytes, so it is taken from there instead of parsed again.
+    ids and the same bytes is taken from there instead of parsed again (the bytes
+    are compared: two different lines can share an id).
     """
     letters: list[tuple[int, Letter]] = []
     malformed: list[int] = []
     tail = None
     size = 0
-    try:
-        fh = open(path, "rb")
-    except FileNotFoundError:
+    fh = open_regular(path)  # a FIFO or a device: NotRegular (an OSError), never a hang
+    if fh is None:
         return FileRead(path, letters, malformed, tail, 0)
     known = known if known is not None else {}
     sha256 = hashlib.sha256
@@ -177,7 +187,9 @@ def read_file(path: str, known: dict[str, Letter] | None = None) -> FileRead:
             if not raw or raw.isspace():
                 continue
             lid = sha256(raw).hexdigest()[:12]
-            letter = known.get(lid) or parse(raw, lid)
+            letter = known.get(lid)
+            if letter is None or letter.raw != raw:
+                letter = parse(raw, lid)
             if letter is not None:
                 letters.append((number, letter))
             elif terminated:

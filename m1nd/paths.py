@@ -79,9 +79,12 @@ def ensure_home(paths: Paths) -> None:
 def refused_root(root_real: str, home: str) -> str | None:
     """Why a root may never be filed into (mailbox.md section 1), or None: its box
     would be the medulla box or lie inside the home (the root is the home's parent,
-    the home itself, or inside it)."""
+    the home itself, or inside it).  The home's parent is refused whatever the home is
+    called: the home (its spool, its state) would lie inside the repository."""
     home_real = os.path.realpath(home)
     box_dir = os.path.join(root_real, ".m1nd")
     if box_dir == home_real or root_real == home_real or root_real.startswith(home_real.rstrip("/") + "/"):
         return f"its box would lie inside the m1nd home {home}"
+    if root_real == os.path.dirname(home_real):
+        return f"it is the parent of the m1nd home {home}, which lies inside it"
     return None

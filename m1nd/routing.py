@@ -21,17 +21,32 @@ PENDING = "pending"
 def find_bound_root(cwd: str | None = None) -> str | None:
     """The top level of the git work tree holding `cwd`, or None.
 
-    Walks up looking for a `.git` entry (a directory, or a file in worktrees and
-    submodules) instead of spawning git: this runs on every hook.
+    Git decides (`git rev-parse --show-toplevel`): a `.git` entry is not enough (an
+    empty `.git` file planted in a directory does not make it a root).  A walk up
+    for a `.git` entry comes first, so that outside every repository no git process
+    is spawned; the path keeps the spelling of the walk when it is git's top level
+    (symlinks not resolved, as roots keep their given form).
     """
     here = os.path.abspath(cwd or os.getcwd())
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
+    probe = here
+    while not os.path.lexists(os.path.join(probe, ".git")):
+        parent = os.path.dirname(probe)
+        if parent == probe:
             return None
-        here = parent
+        probe = parent
+    from m1nd.errors import M1ndError
+    from m1nd.gitops import gitcmd
+
+    try:
+        res = gitcmd.git(["rev-parse", "--show-toplevel"], here)
+    except M1ndError:  # git is not installed: the walk's answer is the best there is
+        return probe
+    if not res.ok or not res.out:
+        return None
+    top = res.out
+    if os.path.realpath(probe) == os.path.realpath(top):
+        return probe
+    return top
 
 
 def _home_dir() -> str:

@@ -1,141 +1,169 @@
 """Likely secrets (contract section 4, "held letters").
 
 Committing a box publishes its letters, so a letter carrying something that looks
-like a credential is never filed into a project box.  This runs on every letter
-bound for a project, so it works on whole batches: a cheap pass over the joined
-bytes finds the few lines that could hold a secret, and only those are matched
-against the precise patterns.
+like a credential is never filed into a project box.  Two layers:
 
-Every token pattern below needs a run of at least 20 token characters
-([A-Za-z0-9_-]); private key blocks and `password=` style assignments are found by
-their own literal markers.
+- the Kingfisher scanner's rule catalog (`kingfisher_sdk`, a compiled multi-pattern
+  engine over several hundred provider formats, gitleaks' rules among them), loaded
+  lazily, only when some letter needs a closer look;
+- m1nd's own rules (secret_rules.py) for what a catalog made for source files
+  misses in field reports: keyword assignments in every syntax, credentials in URLs,
+  headers and command lines, key bodies without their BEGIN line, and known prefixes
+  in any shape.
+
+Both see each letter's raw bytes first, and again with its JSON escapes decoded
+(`\\u0067hp_…`, a `json.dumps`-escaped non-ASCII password, a `\\n`-joined snippet).
+
+Speed: a first distribution scans every letter bound for a project.  One pass over
+the joined batch at C speed (the catalog plus an anchor rule of m1nd's keywords and
+prefixes, in the same compiled engine) picks the few lines that could hold a
+secret; only those are judged in Python.  Hashes, digests, UUIDs and identifiers
+carry no anchor, so they cost nothing beyond that pass.  Small batches (a hook
+filing a few new letters) are prefiltered by the same anchors in Python, and the
+catalog is loaded only when a line has an anchor or a long mixed token.
 """
 
 from __future__ import annotations
 
-import re
+import os
+
 from bisect import bisect_right
 
-_MIN_RUN = 20
-_TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
-_RUN_TABLE = bytes(ord("a") if c in _TOKEN_CHARS else ord(" ") for c in range(256))
-_ASSIGN_WORDS = (b"password", b"passwd", b"secret", b"token")
-_WS = b" \t\n\r\x0b\x0c"
+from m1nd import secret_rules as rules
+from m1nd.letters import MAX_LETTER_BYTES, OVERSIZED
 
-# A letter's raw bytes are JSON: a multi-line snippet reads `...\nghp_...`, a tab
-# `password\t=`, a quoted token under an ASCII-only encoder `\u201cghp_...`.  Before
-# matching, such escapes are blanked to spaces of the same length (offsets keep), so
-# that they separate words as the characters they stand for do.
-_CONTROL_ESCAPES = (b"\\n", b"\\t", b"\\r", b"\\b", b"\\f")
-_UNICODE_ESCAPE = re.compile(rb"\\u[0-9A-Fa-f]{4}")
-
-_PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = (
-    ("private key block", re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("cloud access key id", re.compile(rb"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")),
-    ("github token", re.compile(rb"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("gitlab token", re.compile(rb"(?<![A-Za-z0-9_])glpat-[A-Za-z0-9_\-]{20,}")),
-    ("slack token", re.compile(rb"(?<![A-Za-z0-9_])xox[baprs]-[A-Za-z0-9\-]{15,}")),
-    ("api secret key", re.compile(rb"(?<![A-Za-z0-9_\-])(?:sk-(?:[a-z]+-)?[A-Za-z0-9_\-]{20,}|[sr]k_live_[A-Za-z0-9]{20,})")),
-    ("google api key", re.compile(rb"(?<![A-Za-z0-9_])AIza[A-Za-z0-9_\-]{35}")),
-    # `password=hunter2`, `token = "abc123"`: a value that is not empty and not a
-    # placeholder such as <redacted>, [REDACTED], (empty), {name}, ***, $VAR or ${VAR}
-    # (a value opening with a bracket is taken for a placeholder).
-    # Not a credential: a comparison (`token == x`), code that computes the value
-    # (`get_token()`, `os.environ["TOKEN"]`, `config.token`), a literal such as
-    # None/null/true, or a template (`%(pw)s`, `%TOKEN%`, `{{ token }}`).
-    ("credential assignment", re.compile(
-        rb"(?i)(?<![A-Za-z0-9])(?:password|passwd|secret|token)\s*=\s*(?:\\?[\"'])?"
-        rb"(?!\*|[<\[({=%]|\$|\\?[\"']|redacted|xxx|\.\.\.)"
-        rb"(?!(?:none|null|nil|true|false|undefined)(?![A-Za-z0-9_]))"
-        # (code only when unmistakable: `f()`, `a.f(\"x\")`, `d[\"x\"]`; in doubt, hold)
-        rb"(?![A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
-        rb"(?:\((?:\)|\s*\\[\"'])|\[\s*\\[\"']))"
-        rb"[^\s\"'\\,;&)]{3,}")),
-)
+SMALL_BATCH = 64  # lines: below this, prefilter in Python before loading the engine
+_RULES_FILE = os.path.join(os.path.dirname(__file__), "secret_anchor.yml")
+_ANCHOR_ID = "m1nd.anchor"
+_JOIN = b"\n"
 
 
-def _blank_escapes(data: bytes) -> bytes:
-    if b"\\" not in data:
-        return data
-    if b"\\\\" in data:  # escaped backslashes first: in the raw `\\token` the `t` is a letter
-        data = data.replace(b"\\\\", b"\\/")  # (`\/` is an escape that stands for `/`)
-    for escape in _CONTROL_ESCAPES:  # two bytes each: no two can overlap, so the order is free
-        if escape in data:
-            data = data.replace(escape, b"  ")
-    if b"\\u" in data:
-        data = _UNICODE_ESCAPE.sub(b"      ", data)
-    return data
+class _Engine:
+    """The Kingfisher scanner, compiled once per process (or None when unavailable)."""
+
+    scanner = None
+    tried = False
+    cache_dir: str | None = None
+
+    @classmethod
+    def get(cls):
+        if cls.tried:
+            return cls.scanner
+        cls.tried = True
+        try:
+            import kingfisher_sdk
+        except ImportError:  # no wheel for this platform: m1nd's own rules alone
+            return None
+        cache_dir = os.environ.get("M1ND_RULE_CACHE") or cls.cache_dir
+        try:
+            catalog = kingfisher_sdk.Rules(
+                [_RULES_FILE], confidence="low",
+                cache=cache_dir is not None, cache_dir=cache_dir)
+            cls.scanner = kingfisher_sdk.Scanner(catalog, base64=False, dedup=False)
+        except Exception:  # a broken install must not stop filing: own rules still hold
+            cls.scanner = None
+        return cls.scanner
 
 
-def _match(blanked: bytes) -> str | None:
-    for name, pattern in _PATTERNS:
-        if pattern.search(blanked):
-            return name
+def use_cache(directory: str | None) -> None:
+    """Where the compiled catalog is cached (under `<home>/state/`); None: no cache.
+    Never the OS cache directory: m1nd writes nothing outside the home and the roots."""
+    if not _Engine.tried:
+        _Engine.cache_dir = directory
+
+
+def _engine_findings(data: bytes) -> list[tuple[int, str]]:
+    """(start offset, rule id) of every engine finding in `data`."""
+    scanner = _Engine.get()
+    if scanner is None or not data:
+        return []
+    # Invisible findings are the supporting parts of a rule (a tenant id beside a
+    # client secret): identifiers on their own, not secrets.
+    return [(f.location["start_offset"], f.rule_id) for f in scanner.scan(data) if f.visible]
+
+
+def _catalog_kind(data: bytes) -> str | None:
+    for _, rule_id in _engine_findings(data):
+        if rule_id != _ANCHOR_ID:
+            return rule_id.split(".", 1)[-1]
     return None
 
 
 def _kind(raw: bytes) -> str | None:
-    """The precise patterns alone (no prefilter)."""
-    return _match(_blank_escapes(raw))
+    """The full judgement of one line, with no prefilter: m1nd's rules on the decoded
+    text, then the catalog on the raw bytes and the decoded text."""
+    text = raw.decode("utf-8", "replace")
+    decoded = rules.decode_escapes(text)
+    kind = rules.match(decoded)
+    if kind:
+        return kind
+    if not (rules.ANCHOR_BYTES.search(raw) or rules.mixed_run(raw)):
+        return None  # nothing a catalog token looks like (the batch path skips such lines too)
+    kind = _catalog_kind(raw)
+    if kind is None and decoded != text:
+        kind = _catalog_kind(decoded.encode("utf-8", "replace"))
+    return kind
 
 
-def _assignment_word_before(big: bytes, at: int) -> bool:
-    """Whether `password`, `passwd`, `secret` or `token` ends just before the `=` at
-    `at`, past any whitespace, however long (the pattern puts no bound on it)."""
-    end = at
-    while True:
-        start = max(0, end - 64)
-        end = start + len(big[start:end].rstrip(_WS))
-        if end > start or start == 0:
-            return big[max(0, end - 8):end].lower().endswith(_ASSIGN_WORDS)
+def _starts(raws: list[bytes]) -> list[int]:
+    starts, pos = [], 0
+    for raw in raws:
+        starts.append(pos)
+        pos += len(raw) + len(_JOIN)
+    return starts
+
+
+def _python_candidates(raws: list[bytes]) -> set[int]:
+    anchor = rules.ANCHOR_BYTES
+    return {i for i, raw in enumerate(raws) if anchor.search(raw)}
 
 
 def held_in_batch(raws: list[bytes]) -> dict[int, str]:
-    """Which of these lines carry a likely secret: {index: kind}.  Never the secret."""
+    """Which of these lines are held: {index: kind}, the kind of likely secret, or
+    "oversized" for a letter over 64 KiB (section 2: held all the same, and never
+    scanned).  Never the secret."""
+    if any(len(raw) > MAX_LETTER_BYTES for raw in raws):
+        kept = [i for i, raw in enumerate(raws) if len(raw) <= MAX_LETTER_BYTES]
+        found = {i: OVERSIZED for i, raw in enumerate(raws) if len(raw) > MAX_LETTER_BYTES}
+        found.update((kept[j], kind) for j, kind in _held(raws=[raws[i] for i in kept]).items())
+        return dict(sorted(found.items()))
+    return _held(raws)
+
+
+def _held(raws: list[bytes]) -> dict[int, str]:
     if not raws:
         return {}
-    big = _blank_escapes(b"\n".join(raws))
-    starts = []
-    pos = 0
-    for raw in raws:
-        starts.append(pos)
-        pos += len(raw) + 1
-    candidates: set[int] = set()
-
-    def line_at(offset: int) -> int:
-        return bisect_right(starts, offset) - 1
-
-    def next_line_start(line: int) -> int:
-        return starts[line + 1] if line + 1 < len(starts) else len(big)
-
-    runs = big.translate(_RUN_TABLE)
-    needle = b"a" * _MIN_RUN
-    at = runs.find(needle)
-    while at != -1:
-        line = line_at(at)
-        candidates.add(line)
-        at = runs.find(needle, next_line_start(line))
-    at = big.find(b"PRIVATE KEY")
-    while at != -1:
-        line = line_at(at)
-        candidates.add(line)
-        at = big.find(b"PRIVATE KEY", next_line_start(line))
-    at = big.find(b"=")
-    while at != -1:
-        before = big[max(0, at - 24):at].rstrip(_WS)
-        if (before.lower().endswith(_ASSIGN_WORDS) if len(before) >= 8 or at <= 24
-                else _assignment_word_before(big, at)):
-            candidates.add(line_at(at))
-        at = big.find(b"=", at + 1)
-
-    found = {}
-    for i in sorted(candidates):
-        kind = _match(big[starts[i]:starts[i] + len(raws[i])])
-        if kind:
-            found[i] = kind
-    return found
+    if len(raws) < SMALL_BATCH:
+        candidates = _python_candidates(raws)
+        if not candidates and not any(rules.mixed_run(raw) for raw in raws):
+            return {}
+        if _Engine.get() is None:
+            return {i: k for i in sorted(candidates) if (k := _kind(raws[i]))}
+    elif _Engine.get() is None:
+        return {i: k for i in sorted(_python_candidates(raws)) if (k := _kind(raws[i]))}
+    # One pass of the compiled engine over the whole batch; every line it flags is
+    # judged again on its own (a finding never spans two letters).
+    big = _JOIN.join(raws)
+    starts = _starts(raws)
+    candidates = {bisect_right(starts, offset) - 1 for offset, _ in _engine_findings(big)}
+    return {i: k for i in sorted(candidates) if (k := _kind(raws[i]))}
 
 
 def likely_secret(raw: bytes) -> str | None:
     """The kind of likely secret one letter's bytes carry, or None."""
     return held_in_batch([raw]).get(0)
+
+
+def anchor_pattern() -> str:
+    """The anchor rule's pattern (the engine's YAML holds the same text)."""
+    return rules.ANCHOR
+
+
+def _check_rules_file() -> bool:
+    """Whether the shipped engine rule file holds the current anchor (tests)."""
+    with open(_RULES_FILE, encoding="utf-8") as fh:
+        return rules.ANCHOR in fh.read().replace("''", "'")
+
+
+__all__ = ["held_in_batch", "likely_secret", "use_cache"]
+

@@ -15,9 +15,9 @@ import orjson
 
 from m1nd.clock import parse_now, stamp
 from m1nd.errors import M1ndError, UsageError
-from m1nd.fsutil import lock_for, write_all
-from m1nd.letters import letter_id
-from m1nd.paths import Paths, ensure_dir, ensure_home
+from m1nd.fsutil import lock_for, open_fd, write_all
+from m1nd.letters import MAX_LETTER_BYTES, is_oversized, letter_id
+from m1nd.paths import Paths, ensure_home
 from m1nd.secrets import likely_secret
 
 KEY_ORDER = ("ts", "agent", "class", "kind", "repo", "brain", "tool", "what", "expected", "snippet",
@@ -58,6 +58,10 @@ def compose(fields: dict) -> bytes:
         raw = orjson.dumps(ordered)
     except orjson.JSONEncodeError:  # argv bytes that are not UTF-8 arrive surrogate-escaped
         raise UsageError("an argument is not valid UTF-8 text: letters are UTF-8 JSON") from None
+    if is_oversized(raw):
+        raise M1ndError(
+            f"refused: this letter is {len(raw)} bytes, over the {MAX_LETTER_BYTES // 1024} KiB a letter may "
+            "have; write a shorter one (a long log belongs in a file the letter names)")
     kind = likely_secret(raw)
     if kind:
         raise M1ndError(
@@ -74,10 +78,14 @@ def append(paths: Paths, raw: bytes) -> str:
     write leaves one unterminated fragment, which the next writer closes with `\n`.
     """
     try:
+        spool_dir = os.path.dirname(paths.spool)
+        if spool_dir != paths.home and not os.path.isdir(spool_dir):
+            # a spool named by --spool or M1ND_SPOOL: m1nd creates no directory for it
+            raise M1ndError(f"cannot write the letter to the spool: {spool_dir} does not exist "
+                            "(m1nd creates no directory for a spool outside the home)")
         ensure_home(paths)
-        ensure_dir(os.path.dirname(paths.spool))
         with lock_for(paths.locks, "spool", paths.spool):
-            fd = os.open(paths.spool, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = open_fd(paths.spool, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)  # never a FIFO
             try:
                 size = os.fstat(fd).st_size
                 lead = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""

@@ -69,14 +69,16 @@ def sweep(run: Run, distribute_first: bool = True, progress=None) -> Sweep:
 
 def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
     receipt = distribute(run, progress=progress) if distribute_first else None
-    union: dict[str, Letter] = {}
+    union: dict[bytes, Letter] = {}
     try:
         spool = read_file(run.paths.spool)
     except (IsADirectoryError, PermissionError, OSError) as exc:
         raise M1ndError(f"cannot read spool {run.paths.spool}: {exc.strerror}") from None
     sha256 = hashlib.sha256
+    known: dict[str, Letter] = {}  # by id, to skip parsing a box line the spool has (bytes compared)
     for _, letter in spool.letters:
         union.setdefault(sha256(letter.raw).hexdigest(), letter)
+        known.setdefault(letter.id, letter)
 
     problems: list[BoxProblem] = list(receipt.problems) if receipt else []
     reported = {p.path for p in problems}
@@ -85,7 +87,7 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
         # A box that could not be written (disk full, read-only) can still be read:
         # its letters from other machines belong in the union.
         try:
-            found = read_box(box, union)
+            found = read_box(box, known)
         except Refused as exc:
             if box.path not in reported:
                 problems.append(BoxProblem(box.label, box.path, str(exc)))
@@ -102,8 +104,8 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
             union.setdefault(digest, letter)
         reads.append(BoxRead(box, frozenset(ids), tuple(found.malformed)))
 
-    for lid in [lid for lid, l in union.items() if l.kind == "mission"]:
-        del union[lid]
+    for key in [key for key, l in union.items() if l.kind == "mission"]:
+        del union[key]
     letters = union  # missions left out; the document lists them by id
     graph = reply_graph(letters.values(), run.markers)
     # Ascending id; two letters sharing an id (a 48-bit prefix) both appear, by digest.

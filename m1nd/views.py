@@ -92,6 +92,7 @@ class Shown:
     state: str
     box: str  # the label of the first box holding it (run order), or "spool"
     replies: tuple[tuple[object, str], ...] = ()  # (reply letter, its state), oldest first
+    held: str | None = None  # in no box and carrying a likely secret: its text is never shown
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,8 @@ def model_listing(model, filters: Filters, limit: int | None, scope=None) -> Lis
     labels = _box_of(model, shown) if scope is None else {}
     fetch = lambda lid: model.by_id(lid, scope)  # noqa: E731
     out = tuple(Shown(l, state(l), labels.get(l.digest, "spool") if scope is None else scope.label,
-                      _replies(l, graph, fetch)) for l in shown)
+                      _replies(l, graph, fetch), model.secret_of(l.digest) if scope is None
+                      and l.digest not in labels else None) for l in shown)
     return Listing(rows, not_filed, totals, out, matched, filters, limit)
 
 
@@ -238,6 +240,17 @@ def files_sweep_listing(result, filters: Filters, limit: int | None) -> Listing:
         same.sort(key=_digest)
     shown, matched = _files_select(pool, graph, filters, limit, lambda l: first_box.get(_digest(l), "spool"), None,
                                    lambda lid: by_id.get(lid, []))
+    unfiled = [i for i, sh in enumerate(shown) if sh.box == "spool"]
+    if unfiled:
+        from dataclasses import replace
+
+        from m1nd.secrets import held_in_batch
+
+        kinds = held_in_batch([shown[i].letter.raw for i in unfiled])
+        shown = list(shown)
+        for n, kind in kinds.items():
+            shown[unfiled[n]] = replace(shown[unfiled[n]], held=kind)
+        shown = tuple(shown)
     return Listing(tuple(rows), not_filed, totals, shown, matched, filters, limit)
 
 

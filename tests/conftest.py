@@ -34,7 +34,7 @@ def _tree_state(path: Path):
 
 
 @pytest.fixture(autouse=True)
-def hermetic(tmp_path, monkeypatch):
+def hermetic(tmp_path, tmp_path_factory, monkeypatch):
     """Isolated HOME / M1ND_HOME / clock / git identity; guard the real ~/.m1nd."""
     before = _tree_state(REAL_M1ND)
     user_home = tmp_path / "user-home"
@@ -47,6 +47,8 @@ def hermetic(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(user_home))
     monkeypatch.setenv("M1ND_HOME", str(tmp_path / "m1nd-home"))
     monkeypatch.setenv("M1ND_NOW", FIXED_NOW)
+    # one compiled secret-rule cache for the whole session (compiling costs seconds)
+    monkeypatch.setenv("M1ND_RULE_CACHE", str(tmp_path_factory.getbasetemp() / "rule-cache"))
     monkeypatch.setenv("M1ND_AGENT", "agent-a")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "120")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -460,8 +461,10 @@ WORDS = [
     "github", "pat", "BEGIN", "KEY", "PRIVATE", "-----", "src/m1nd/secrets.py", "~/repo-a/", "../x", "x=1",
     "a==b", "k=v&w=2", "deadbeef", "0123456789abcdef", "https://example.com/a?b=c", "naïve", "—", "…", "é",
     "IndexBuilder", "snake_case_name", "kebab-case-name", "1234", "NULL", "None", "(", ")", "[", "]", "{", "}",
-    "\"", "'", "*", "$TOKEN", "<redacted>", "sk-tiny", "ghp_short", "AIza", "ASIA", "password:", "token:",
+    "\"", "'", "*", "$TOKEN", "<redacted>", "sk-tiny", "ghp_short", "AIza", "ASIA",
 ]
+# ("password:" and "token:" left out: since the contract holds YAML and prose colon
+# assignments, `password: 0123456789abcdef` is a likely secret; see the corpus tests)
 SEPARATORS = [" ", "  ", "\n", "\t", ", ", ". ", " / ", "\r\n"]
 
 
@@ -516,6 +519,7 @@ def _tokens():
             # values secrets.py takes for placeholders, templates and literals are no secrets
             _token(ALNUM + "-_.!@#%", 3, 20).filter(
                 lambda v: not v.lower().startswith(("xxx", "redacted", "...", "%"))
+                and not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", v)  # `config.token`: code
                 and v.lower() not in ("none", "null", "nil", "true", "false", "undefined")),
         ),
     )

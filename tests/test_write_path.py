@@ -132,7 +132,7 @@ def test_a_letter_written_inside_a_repo_is_filed_into_that_repos_box(cli, spool_
 # --- validation --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", ["0123456789AB", "0123456789a", "0123456789abc", "0123456789ag",
+@pytest.mark.parametrize("bad", ["0123456789AB", "012", "0123456789abc", "0123456789ag",
                                  "0123456789ab\n", " 0123456789ab", "", "g" * 12])
 def test_a_malformed_id_is_a_usage_error_and_writes_nothing(cli, spool_path, m1nd_home, bad):
     for args in (("pickup", bad, "--what", "x"), ("answer", ID_A, bad, "--what", "x"),
@@ -216,6 +216,10 @@ def test_the_first_write_creates_the_home_with_mode_0700(cli, m1nd_home, spool_p
 
 def test_spool_option_and_env_choose_the_spool_file(cli, tmp_path, monkeypatch, m1nd_home):
     by_option = tmp_path / "elsewhere" / "option.jsonl"
+    refused = cli("write", "--what", "x", "--spool", str(by_option))  # --spool never creates a directory
+    assert refused.code == 1 and str(by_option.parent) in refused.stderr
+    assert not by_option.parent.exists()
+    by_option.parent.mkdir()
     assert cli("write", "--what", "x", "--spool", str(by_option)).code == 0
     assert by_option.read_bytes().count(b"\n") == 1
     by_env = tmp_path / "elsewhere" / "env.jsonl"
@@ -235,7 +239,7 @@ def test_home_option_chooses_where_the_default_spool_lives(cli, tmp_path):
 
 
 def test_pickup_writes_a_pickup_letter_answering_the_ids(cli, spool_path):
-    assert cli("pickup", ID_A, ID_B, "--what", "on it").code == 0
+    assert cli("pickup", ID_A, ID_B, "--what", "on it", "--force").code == 0  # ids no letter has
     assert spool_path.read_bytes() == (
         b'{"ts":"2026-05-03T09:00:00Z","agent":"agent-a","class":"pickup","repo":"all","what":"on it",'
         b'"answers":["0123456789ab","ba9876543210"]}\n'
@@ -243,7 +247,7 @@ def test_pickup_writes_a_pickup_letter_answering_the_ids(cli, spool_path):
 
 
 def test_answer_writes_a_triage_receipt_with_its_disposition_last(cli, spool_path):
-    assert cli("answer", ID_A, "--what", "done", "--disposition", "fixed").code == 0
+    assert cli("answer", ID_A, "--what", "done", "--disposition", "fixed", "--force").code == 0
     assert spool_path.read_bytes() == (
         b'{"ts":"2026-05-03T09:00:00Z","agent":"agent-a","class":"triage","repo":"all","what":"done",'
         b'"answers":["0123456789ab"],"disposition":"fixed"}\n'
@@ -251,7 +255,7 @@ def test_answer_writes_a_triage_receipt_with_its_disposition_last(cli, spool_pat
 
 
 def test_answer_without_a_disposition_leaves_the_key_out(cli, spool_path):
-    assert cli("answer", ID_A, "--what", "done").code == 0
+    assert cli("answer", ID_A, "--what", "done", "--force").code == 0
     assert "disposition" not in only_letter(spool_path)
 
 

@@ -19,13 +19,50 @@ Brain = Annotated[Optional[str], typer.Option("--brain", help="Overrides --repo 
 Tool = Annotated[Optional[str], typer.Option("--tool", help="The tool it is about.")]
 
 
+Force = Annotated[bool, typer.Option("--force", help="Write even when no letter has an id (full ids only).")]
+
+
+def _reply(klass: str, ids: list[str], what: str, repo, agent, ts, force: bool, home, spool,
+           disposition=None) -> dict:
+    """A reply's fields: ids checked and expanded (section 9), and the answered
+    letter's `repo` and `brain` copied, so the reply is filed into its box."""
+    from m1nd.errors import UsageError
+    from m1nd.lookup import check_given, resolve_ids
+    from m1nd.run import open_run
+    from m1nd.spool import DISPOSITIONS
+
+    if not what.strip():
+        raise UsageError("--what must not be empty")
+    for value in (what, repo, agent, ts):
+        try:
+            (value or "").encode("utf-8")
+        except UnicodeEncodeError:  # argv bytes that are not UTF-8 arrive surrogate-escaped
+            raise UsageError("an argument is not valid UTF-8 text: letters are UTF-8 JSON") from None
+    if disposition is not None and disposition not in DISPOSITIONS:
+        raise UsageError(f"--disposition must be one of {', '.join(DISPOSITIONS)}")
+    check_given(list(ids))
+    run = open_run(home=home, spool=spool, tolerant=True)
+    resolved = resolve_ids(run, list(ids), force)
+    brain = None
+    if repo is None and resolved.first is not None:
+        repo, brain = resolved.first.repo, resolved.first.brain or None
+    return _fields(what, ts=ts, agent=agent, klass=klass, repo=repo, brain=brain, answers=resolved.ids,
+                   disposition=disposition)
+
+
 def _post(fields: dict, home, spool, json_out: bool) -> None:
+    import os
+
     from m1nd.paths import resolve_paths
+    from m1nd.secrets import use_cache
     from m1nd.spool import append, compose
 
     with reporting(json_out):
+        paths = resolve_paths(home, spool)
+        if os.path.isdir(paths.home):  # a refused letter creates nothing, not even the home
+            use_cache(os.path.join(paths.state, "rules"))
         raw = compose(fields)
-        letter_id = append(resolve_paths(home, spool), raw)
+        letter_id = append(paths, raw)
     if json_out:
         output.emit_json({"id": letter_id})
     else:
@@ -33,10 +70,20 @@ def _post(fields: dict, home, spool, json_out: bool) -> None:
 
 
 def _fields(what: str, **kwargs) -> dict:
+    import os
+
+    from m1nd.errors import M1ndError
     from m1nd.routing import find_bound_root
     from m1nd.spool import letter_fields
 
-    return letter_fields(what, bound_root=find_bound_root(), **kwargs)
+    bound = find_bound_root()
+    if bound is not None and kwargs.get("repo") is None:
+        try:
+            bound.encode("utf-8")
+        except UnicodeEncodeError:
+            raise M1ndError(f"this repository's path {os.fsencode(bound)!r} is not UTF-8, and letters are UTF-8 "
+                            "JSON: name it with --repo NAME") from None
+    return letter_fields(what, bound_root=bound, **kwargs)
 
 
 def write(
@@ -68,13 +115,14 @@ def pickup(
     repo: Repo = None,
     agent: Agent = None,
     ts: Ts = None,
+    force: Force = False,
     json_out: Json = False,
     home: Home = None,
     spool: Spool = None,
 ) -> None:
     """Say you are working on letters: they become in flight."""
     with reporting(json_out):
-        fields = _fields(what, ts=ts, agent=agent, klass="pickup", repo=repo, answers=ids)
+        fields = _reply("pickup", ids, what, repo, agent, ts, force, home, spool)
     _post(fields, home, spool, json_out)
 
 
@@ -85,12 +133,12 @@ def answer(
     repo: Repo = None,
     agent: Agent = None,
     ts: Ts = None,
+    force: Force = False,
     json_out: Json = False,
     home: Home = None,
     spool: Spool = None,
 ) -> None:
     """Write a receipt for letters: they become answered (fired clay)."""
     with reporting(json_out):
-        fields = _fields(what, ts=ts, agent=agent, klass="triage", repo=repo, answers=ids,
-                         disposition=disposition)
+        fields = _reply("triage", ids, what, repo, agent, ts, force, home, spool, disposition)
     _post(fields, home, spool, json_out)

@@ -1,11 +1,79 @@
-"""The `m1nd` entry point: runs the typer app and handles errors in one place."""
+"""The `m1nd` entry point: runs the typer app and handles errors in one place.
+
+Two promises of the CLI contract (section 10) live here:
+
+- options given before the subcommand apply to it, as git's global options do:
+  `m1nd --home H write …` is `m1nd write --home H …` (`hoist`);
+- no traceback, ever: whatever escapes a command (a path that cannot be created,
+  read or written, a closed or full stdout, a current directory that is gone) is one
+  line on stderr naming what failed, and exit 1.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from m1nd.errors import EXIT_USAGE
+from m1nd.errors import EXIT_FAILURE, EXIT_USAGE
+
+# Options a subcommand takes that may also be written before it (valued, then flags).
+_GLOBAL_VALUED = ("--home", "--spool", "--root")
+_GLOBAL_FLAGS = ("--no-distribute", "--json")
+_GROUPS = ("roster", "hooks", "hook")  # their options belong to the command after them
+
+
+def hoist(args: list[str]) -> list[str]:
+    """Move the global options written before the subcommand to just after it.
+
+    Only when a subcommand follows them: `m1nd --home H --inbox-sweep` stays as it is
+    (the root command takes those options itself)."""
+    moved: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name = arg.split("=", 1)[0]
+        if name in _GLOBAL_VALUED:
+            if "=" in arg:
+                moved.append(arg)
+                i += 1
+            elif i + 1 < len(args):
+                moved += [arg, args[i + 1]]
+                i += 2
+            else:
+                return args  # a missing value: the parser says so
+        elif arg in _GLOBAL_FLAGS:
+            moved.append(arg)
+            i += 1
+        else:
+            break
+    if not moved or i >= len(args) or args[i].startswith("-"):
+        return args
+    rest = args[i:]
+    cut = 2 if rest[0] in _GROUPS and len(rest) > 1 and not rest[1].startswith("-") else 1
+    return rest[:cut] + moved + rest[cut:]
+
+
+def _say(message: str) -> None:
+    try:
+        sys.stderr.write(f"m1nd: error: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for an error no command turned into a message of its own."""
+    if isinstance(exc, OSError):
+        where = exc.filename if exc.filename is not None else None
+        if isinstance(where, bytes):
+            where = where.decode("utf-8", "backslashreplace")
+        elif isinstance(where, str):
+            where = where.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        what = exc.strerror or str(exc)
+        return f"{where}: {what}" if where else what
+    if isinstance(exc, UnicodeError):
+        return f"a path or an argument is not valid text here ({exc})"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def run() -> None:
@@ -20,11 +88,23 @@ def run() -> None:
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except KeyboardInterrupt:
+        code = 130
+    except _StdoutGone:
+        _say("cannot write to stdout: it is closed or full")
+        code = EXIT_FAILURE
+    except BaseException as exc:  # the last resort: one line, never a traceback
+        _say(_describe(exc))
+        code = EXIT_FAILURE
     try:
         sys.stdout.flush()
+    except (OSError, ValueError):
+        _say("cannot write to stdout: it is closed or full")
+        code = code or EXIT_FAILURE
+    try:
         sys.stderr.flush()
     except (OSError, ValueError):
-        code = code or 1
+        code = code or EXIT_FAILURE
     os._exit(code)
 
 
@@ -36,14 +116,43 @@ def usage_line(exc) -> None:
     sys.stderr.write(f"m1nd: error: {message} (see {where} --help)\n")
 
 
+class _StdoutGone(Exception):
+    pass
+
+
+def _stdout_broken(exc: BaseException) -> bool:
+    """An error writing stdout (closed: EBADF or a None stream; full: ENOSPC; a
+    closed pipe), as opposed to one about a file."""
+    if isinstance(exc, BrokenPipeError):
+        return True
+    if isinstance(exc, OSError) and exc.filename is None and exc.errno in (9, 28):  # EBADF, ENOSPC
+        return True
+    return isinstance(exc, (AttributeError, ValueError)) and sys.stdout is None or (
+        isinstance(exc, ValueError) and "closed file" in str(exc))
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
+    # Started with stdout (or stderr) closed (`m1nd sweep >&-`): the first file opened
+    # would get descriptor 1, and "printing" would write into it.  /dev/null takes the
+    # descriptor first; the missing stdout is reported at the end.
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")
+    _closed_stdout = sys.stdout is None
+    if _closed_stdout:
+        sys.stdout = open(os.devnull, "w")
     if args[:2] == ["hook", "run"] and not set(args[2:3]) & {"--help", "-h"}:
         # The git hook path runs on every checkout: skip typer's start-up cost.  Git's
         # own arguments (and anything a hook manager adds) are accepted and ignored.
         from m1nd.gitops.hookrun import run_hook
 
         sys.exit(run_hook(args[2] if len(args) > 2 else "", args[3:]))
+    try:
+        os.getcwd()
+    except OSError:
+        _say("the current directory no longer exists (or cannot be read): cd somewhere else first")
+        sys.exit(EXIT_FAILURE)
+    args = hoist(args)
     from typer.main import get_command
 
     from m1nd.cli.app import app
@@ -55,14 +164,20 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(1)
+    except SystemExit:
+        raise
     except Exception as exc:  # click's usage errors: they carry exit_code and show()
-        if not (hasattr(exc, "exit_code") and hasattr(exc, "format_message")):
-            raise
-        if "--json" in args:
-            from m1nd.cli import output
+        if hasattr(exc, "exit_code") and hasattr(exc, "format_message"):
+            if "--json" in args:
+                from m1nd.cli import output
 
-            output.emit_json({"error": {"code": EXIT_USAGE, "message": exc.format_message()}})
-        else:
-            usage_line(exc)
-        sys.exit(exc.exit_code)
+                output.emit_json({"error": {"code": EXIT_USAGE, "message": exc.format_message()}})
+            else:
+                usage_line(exc)
+            sys.exit(exc.exit_code)
+        if _stdout_broken(exc):
+            raise _StdoutGone() from None
+        raise
+    if _closed_stdout and code in (0, None):
+        raise _StdoutGone()
     sys.exit(code if isinstance(code, int) else 0)

@@ -184,7 +184,8 @@ def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
     letter = shown.letter
     state = STATE_LABEL[shown.state]
     spans = [(14, 14 + len(state), Printer.STYLES[shown.state])]
-    what = inline(letter.what) or "(no what)"
+    # A held letter (still only in the spool) never has its text printed: it may carry a secret.
+    what = f"(held: {shown.held}; see m1nd doctor)" if shown.held else inline(letter.what) or "(no what)"
     cols = [letter.id, state.ljust(9), short_ts(letter).ljust(widths["ts"])]
     if widths["box"]:
         cols.append(pad(inline(shown.box), widths["box"]))

@@ -21,7 +21,9 @@ def add(path: PathArg, json_out: Json = False, home: Home = None) -> None:
     from m1nd.paths import resolve_paths
 
     with reporting(json_out):
-        root, added = roster.add(resolve_paths(home), path)
+        root, added, warnings = roster.add_checked(resolve_paths(home), path)
+    for warning in warnings:
+        output.warn(warning)
     if json_out:
         output.emit_json({"root": root, "added": added})
     else:

@@ -10,11 +10,11 @@ refuse.  Asked only at a safe filing, and only when letters are missing from a b
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 
 from m1nd.gitops import gitcmd
-from m1nd.letters import letter_id
 
 
 def _run(args: list[str], cwd: str, data: bytes | None = None) -> bytes | None:
@@ -56,8 +56,8 @@ def _blobs(top: str, commits: list[str], rel: str) -> list[str]:
     return blobs
 
 
-def _ids_of_blobs(top: str, blobs: list[str]) -> set[str]:
-    ids: set[str] = set()
+def _digests_of_blobs(top: str, blobs: list[str]) -> set[bytes]:
+    ids: set[bytes] = set()
     if not blobs:
         return ids
     out = _run(["cat-file", "--batch"], top, "".join(b + "\n" for b in blobs).encode("ascii"))
@@ -75,17 +75,23 @@ def _ids_of_blobs(top: str, blobs: list[str]) -> set[str]:
             if raw.endswith(b"\r"):
                 raw = raw[:-1]
             if raw.strip():
-                ids.add(letter_id(raw))
+                ids.add(hashlib.sha256(raw).digest())
         at += size + 1  # the content, then git's own "\n"
     return ids
 
 
-def committed_ids(box_path: str) -> set[str]:
-    """Ids of the letters the box's committed versions hold (HEAD, local branches, stashes)."""
+def committed_digests(box_path: str) -> set[bytes]:
+    """Full sha256 digests of the letters the box's committed versions hold (HEAD, local
+    branches, stashes): two different letters sharing a 12-hex id stay apart."""
     from m1nd.gitops.safety import work_tree_top
 
     top = work_tree_top(os.path.dirname(os.path.dirname(box_path)))
     if top is None:
         return set()
     rel = os.path.relpath(box_path, top)
-    return _ids_of_blobs(top, _blobs(top, _commits(top), rel))
+    return _digests_of_blobs(top, _blobs(top, _commits(top), rel))
+
+
+def committed_ids(box_path: str) -> set[str]:
+    """The 12-hex ids of `committed_digests` (what doctor names)."""
+    return {d.hex()[:12] for d in committed_digests(box_path)}

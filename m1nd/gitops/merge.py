@@ -3,7 +3,8 @@
 Git calls the driver with three temporary files and takes the result from OURS.  The
 result holds each distinct line once: first OURS' lines in order, then THEIRS' lines
 not yet present, in order, then BASE's lines not yet present (a box only grows, so a
-line one side deleted comes back).  A letter is compared by its id; any other line
+line one side deleted comes back).  A letter is compared by its raw bytes (the full
+sha256, not the 12-hex id two different letters can share); any other line
 (malformed, a conflict marker, a torn tail) by its exact bytes.  Blank lines are
 dropped.  The result ends with `\\n`, replaces OURS atomically, and the driver exits 0:
 it never writes conflict markers.
@@ -11,11 +12,12 @@ it never writes conflict markers.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Iterable
 
 from m1nd.fsutil import atomic_write
-from m1nd.letters import is_blank, letter_id, parse
+from m1nd.letters import is_blank, parse
 
 
 def _lines(data: bytes) -> Iterable[bytes]:
@@ -30,7 +32,7 @@ def _key(line: bytes) -> tuple[str, bytes | str]:
     raw = line[:-1] if line.endswith(b"\r") else line
     letter = parse(raw)
     if letter is not None:
-        return ("id", letter_id(raw))
+        return ("letter", hashlib.sha256(raw).digest())
     return ("bytes", line)
 
 

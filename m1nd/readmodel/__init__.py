@@ -381,6 +381,32 @@ class ReadModel:
                 (self.spool.fid, brain, repo, box.fid)))
         return list(dict.fromkeys(lid for _, lid in sorted(out)))
 
+    def secret_of(self, digest: str) -> str | None:
+        """The kind of likely secret a letter carries (what holds it back from a
+        project box), or None."""
+        row = self.con.execute("SELECT secret FROM letters WHERE digest = ?", (bytes.fromhex(digest),)).fetchone()
+        return row[0] or None if row else None
+
+    def shared_ids(self) -> dict[str, list[str]]:
+        """{id: ["path:line" where each different letter with it first appears]} for the
+        ids that two or more different letters of the spool and readable boxes share
+        (doctor's `ids` check), in the order the files are read."""
+        order = {src.fid: (n, src.path) for n, src in enumerate(self.sources) if src.fid is not None}
+        out: dict[str, list[str]] = {}
+        for (lid,) in self.con.execute("SELECT id FROM letters GROUP BY id HAVING count(*) > 1 ORDER BY id"):
+            first: dict[bytes, tuple] = {}
+            for fid, line, digest in self.con.execute(
+                    "SELECT c.fid, c.line, c.digest FROM letters l JOIN copies c ON c.digest = l.digest"
+                    " WHERE l.id = ?", (lid,)):
+                if fid not in order:
+                    continue
+                at = (order[fid][0], line, f"{order[fid][1]}:{line}")
+                if digest not in first or at < first[digest]:
+                    first[digest] = at
+            if len(first) > 1:
+                out[lid] = [place for _, _, place in sorted(first.values())]
+        return out
+
     def held(self) -> list[tuple[int, str, str, str, str]]:
         """(line, id, kind of secret, repo, class) of every spool line held back from a project box."""
         from m1nd.routing import MEDULLA

@@ -1,0 +1,229 @@
+"""m1nd's own secret rules, layered over the scanner's catalog (see secrets.py).
+
+`match(text)` judges one letter's text (decoded or raw) and returns the kind of
+likely secret it carries, never the secret.  In doubt a letter is held; what is
+plainly not a secret is let through: a placeholder (`<redacted>`, `${TOKEN}`,
+`$TOKEN`, `***`, `null`), code that computes the value (`next(it)`,
+`vault.read(path)`, `os.environ["X"]`, `config.token`), a comparison (`token ==
+x`), a path, and in prose (`password: failed`) a plain word.
+
+Every rule needs one of the ANCHOR terms to match: the prefilter (in the compiled
+engine, or in Python) finds candidate lines by ANCHOR alone, so a rule without an
+anchor term would never be asked.
+"""
+
+from __future__ import annotations
+
+import re
+
+# -- the anchor: one alternation, valid both for the engine (Rust syntax) and `re` --
+_ANCHOR_KEYWORDS = (
+    r"passw|passphrase|pwd|secret|token|credential|auth|bearer|basic|ssws|key[\s\"'\\:=]|sig=|-----begin"
+    r"|mysql|docker|curl|machine|://[^\s/@]*:[^\s/@]*@|\\u|\\n[a-z0-9+/]{40}"
+)
+_PREFIXES = (
+    r"MII[A-Za-z0-9+/]{20}|b3BlbnNzaC|AKIA|ASIA|ABIA|ACCA|AKID|LTAI|gh[pousr]_|github_pat_|gl[a-z]{1,5}-"
+    r"|xox[a-z]-|xapp-|sk-|[sr]k_|whsec_|AIza|GOCSPX-|npm_|hf_|pypi-|SG\.|SK[0-9a-f]{32}|key-[0-9a-f]{32}"
+    r"|[0-9a-f]{32}-us[0-9]|shp[a-z]{2}_|:AA[A-Za-z0-9_-]{30}|AGE-SECRET|hv[sbr]\.|do[opr]_v1_|dapi[0-9a-f]{32}"
+    r"|AccountKey=|eyJ|hooks\.slack\.com|/api/webhooks/|ATATT|lin_api_|ntn_|dp\.[a-z]{2,5}\.|pul-|PMAK-"
+    r"|NRAK-|glsa_|glc_|sntry|sq0|EAAA|pscale_|sbp_|FLWSECK|figd_|CFPAT-|gsk_|tskey-|atlasv1|r8_|pplx-"
+    r"|bkua_|shippo_|dckr_pat_|ya29\.|1//0|FlyV1"
+)
+ANCHOR = r"(?i:" + _ANCHOR_KEYWORDS + r")|" + _PREFIXES
+ANCHOR_BYTES = re.compile(ANCHOR.encode())
+
+# a long run of token characters mixing digits with non-hex letters or symbols: what
+# a catalog token looks like (a hash, a UUID or an identifier is not one)
+_RUN = re.compile(rb"[A-Za-z0-9_+/=-]{16,}")
+_NON_HEX = re.compile(rb"[g-zG-Z_+/=]")
+_DIGIT = re.compile(rb"[0-9]")
+
+
+def mixed_run(raw: bytes) -> bool:
+    """Whether `raw` has such a run (linear: no lookahead rescans a long run)."""
+    for m in _RUN.finditer(raw):
+        run = m.group(0)
+        if _DIGIT.search(run) and _NON_HEX.search(run):
+            return True
+    return False
+
+
+# -- decoding ---------------------------------------------------------------------
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|(.))", re.S)
+_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "b": " ", "f": " "}
+
+
+def _unescape(m: re.Match) -> str:
+    if m.group(1):
+        return chr(int(m.group(1), 16))
+    c = m.group(2)
+    return _SIMPLE.get(c, c)
+
+
+def decode_escapes(text: str) -> str:
+    """JSON string escapes decoded in place (`\\u0067` → `g`, `\\n` → newline,
+    `\\"` → `"`), whether or not the text is valid JSON; surrogate pairs joined."""
+    if "\\" not in text:
+        return text
+    out = _ESCAPE.sub(_unescape, text)
+    if any("\ud800" <= c <= "\udfff" for c in out):
+        out = out.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return out
+
+
+# -- judging values ---------------------------------------------------------------
+_PLACEHOLDER_WORDS = frozenset(
+    "none null nil true false undefined missing empty unset unknown hidden masked redacted placeholder "
+    "example required optional string str bytes int any object na n/a tbd todo fixme changeit your_password "
+    "password passwd secret token value key apikey api_key not_set notset default".split())
+_CODE = re.compile(
+    r"(?:await|new|lambda|function|yield|async)\s"  # a complete call or index, or a dotted name
+    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\([\w$.,:=\s\"'\[\]-]*\)|\[[^\]\n]*\])"
+    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+\Z")
+_PATH = re.compile(r"(?:~|\.{1,2})?/[\w./-]*\Z")
+_VAR = re.compile(r"\$(?:\{|\(|[A-Z_][A-Z0-9_]*\Z|[a-z_][a-z0-9_]*\Z)|%[\w(]|\{\{")
+
+
+def is_placeholder(value: str) -> bool:
+    v = value.strip().strip("\"'`")
+    low = v.lower()
+    if len(v) < 3 or low in _PLACEHOLDER_WORDS:
+        return True
+    if v[0] in "<[{(*" or low.startswith(("xxx", "...", "…", "redacted")):
+        return True
+    if _VAR.match(v) or set(low) <= set("*x.#?-_•"):
+        return True
+    return False
+
+
+def _random_looking(v: str) -> bool:
+    """A token in prose that reads like a credential: digits with letters, a symbol,
+    or mixed case inside the word (not a plain word)."""
+    has_digit = any(c.isdigit() for c in v)
+    has_alpha = any(c.isalpha() for c in v)
+    if has_digit and has_alpha:
+        return True
+    if any(not c.isalnum() and c not in "-_." for c in v) and len(v) >= 6:
+        return True
+    return any(c.isupper() for c in v[1:]) and any(c.islower() for c in v) and len(v) >= 8
+
+
+# -- the rules --------------------------------------------------------------------
+_BLOCK = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_NB = r"(?<![A-Za-z0-9])"  # no token character right before a prefix
+_PREFIX_TOKEN = re.compile(
+    _NB + r"(?:"
+    r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])|AKID[A-Za-z0-9]{32}|LTAI[A-Za-z0-9]{16,}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}"
+    r"|gl(?:pat|rt|dt|ptt|cbt|oas|soat|ft|imt|agent|ffct)-[A-Za-z0-9_-]{20,}"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
+    r"|sk-(?:[a-z]+-)?[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{20,}"
+    r"|AIza[A-Za-z0-9_-]{35}|GOCSPX-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,}"
+    r"|pypi-AgE[A-Za-z0-9_-]{50,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|SK[0-9a-f]{32}(?![0-9a-f])"
+    r"|key-[0-9a-f]{32}|[0-9a-f]{32}-us\d{1,2}\b|shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}"
+    r"|\d{8,10}:AA[A-Za-z0-9_-]{30,}|AGE-SECRET-KEY-1[0-9A-Z]{50,}|hv[sbr]\.[A-Za-z0-9_-]{20,}"
+    r"|do[opr]_v1_[0-9a-f]{64}|dapi[0-9a-f]{32}|ATATT3[A-Za-z0-9_=-]{50,}|lin_api_[A-Za-z0-9]{30,}"
+    r"|ntn_[A-Za-z0-9]{30,}|dp\.(?:st|ct|sa|scim|audit|pt)\.[A-Za-z0-9_-]{30,}|pul-[0-9a-f]{40}"
+    r"|PMAK-[0-9a-f]{24}-[0-9a-f]{34}|NRAK-[A-Z0-9]{27}|gl(?:sa|c)_[A-Za-z0-9_]{30,}"
+    r"|sntry[su]_[A-Za-z0-9_=+/]{40,}|sq0(?:atp|csp)-[A-Za-z0-9_-]{20,}|EAAA[A-Za-z0-9_-]{60,}"
+    r"|pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,}|sbp_[0-9a-f]{40}|FLWSECK(?:_TEST)?-[0-9a-f]{32}-X"
+    r"|figd_[A-Za-z0-9_-]{30,}|CFPAT-[A-Za-z0-9_-]{40,}|gsk_[A-Za-z0-9]{40,}"
+    r"|tskey-(?:auth|api|client)-[A-Za-z0-9]+-[A-Za-z0-9]{20,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}"
+    r"|sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}|r8_[A-Za-z0-9]{30,}|pplx-[A-Za-z0-9]{40,}"
+    r"|bkua_[A-Za-z0-9]{30,}|shippo_(?:live|test)_[A-Za-z0-9]{30,}|dckr_pat_[A-Za-z0-9_-]{20,}"
+    r"|ya29\.[A-Za-z0-9_-]{30,}|1//0[A-Za-z0-9_-]{40,}|FlyV1 fm\d_[A-Za-z0-9_+/=-]{40,}"
+    r")")
+_CLOUD = re.compile(r"AccountKey=[A-Za-z0-9+/]{20,}|[?&]sig=[A-Za-z0-9%+/=]{20,}|SharedAccessKey=[A-Za-z0-9+/=]{20,}")
+_JWT = re.compile(_NB + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
+_WEBHOOK = re.compile(
+    r"hooks\.slack\.com/(?:services|workflows)/T[A-Za-z0-9_]+/[A-Za-z0-9_]+/[A-Za-z0-9_]{8,}"
+    r"|discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}")
+_KEY_BODY = re.compile(
+    r"(?m)^[ \t\"']*(?:MII[A-Za-z0-9+/]{40,}|b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]{20,})"
+    r"|^[ \t]*[A-Za-z0-9+/]{60,}={0,2}[ \t]*\n[ \t]*[A-Za-z0-9+/]{60,}")
+_URL_CRED = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@\"'<>]*:([^\s/@\"'<>]+)@[^\s/\"'<>]")
+_HEADER = re.compile(
+    r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|ssws|digest|apikey|key)\s+"
+    r"([A-Za-z0-9._~+/=-]{8,})")
+_BARE_BEARER = re.compile(r"(?i)\b(?:bearer|ssws)\s+([A-Za-z0-9._~+/-]{20,}=*)")
+_COMMANDS = (
+    re.compile(r"(?i)\bmysql(?:dump|admin|sh)?\b[^\n]*?\s-p(?!\s)([^\s]{3,})"),
+    re.compile(r"(?i)\bdocker\s+login\b[^\n]*?\s(?:-p|--password)(?:\s+|=)(?!-)(\S{3,})"),
+    re.compile(r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:([^\s\"']{3,})"),
+    re.compile(r"(?i)(?<![\w-])--(?:password|passwd|pass|token|secret|api-key|apikey|client-secret|auth-token)"
+               r"(?:\s+|=)[\"']?(?!-)([^\s\"']{3,})"),
+    re.compile(r"(?i)\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+(\S{3,})"),
+)
+_KEY_WORD = (
+    r"(?i:pass(?:wor|w)?d|passphrase|pwd|secret|token|credentials?"
+    r"|(?:api|access|secret|private|auth|signing|encryption|master|account|client|app|service|session)[_.-]?key)"
+)
+_ASSIGN = re.compile(
+    r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?" + _KEY_WORD
+    + r"[\"'`]?[ \t]*(?P<sep>:=|=>|===?|=|:)[ \t]*(?=(?P<rest>[^\n]{0,200}))")
+_UNQUOTED = re.compile(r"[^\s\"'`,;&)\]}>]+")
+
+
+def _assignment(text: str) -> bool:
+    for m in _ASSIGN.finditer(text):
+        sep, rest = m.group("sep"), m.group("rest")
+        if sep.startswith("==") or m.start("sep") > 0 and text[m.start("sep") - 1] in "!<>":
+            continue
+        if rest and rest[0] in "\"'`":
+            q = rest[0]
+            end = rest.find(q, 1)
+            value = rest[1:end] if end > 0 else rest[1:]
+            if not is_placeholder(value) and not (end < 0 and _CODE.match(value)):
+                return True
+            continue
+        um = _UNQUOTED.match(rest)
+        if not um:
+            continue
+        value = um.group(0).rstrip(":")
+        if is_placeholder(value) or _CODE.match(rest) or _CODE.match(value) or _PATH.match(value):
+            continue
+        if sep == ":" and not _random_looking(value):
+            continue  # prose or YAML with a plain word: "password: failed"
+        return True
+    return False
+
+
+def _key_body(text: str) -> bool:
+    for m in _KEY_BODY.finditer(text):
+        s = m.group(0)
+        if s.lstrip(" \t\"'").startswith(("MII", "b3BlbnNzaC")) or (
+                any(c.isupper() for c in s) and any(c.islower() for c in s) and any(c.isdigit() for c in s)):
+            return True
+    return False
+
+
+def match(text: str) -> str | None:
+    """The kind of likely secret `text` carries, or None."""
+    if _BLOCK.search(text):
+        return "private key block"
+    if _PREFIX_TOKEN.search(text):
+        return "token with a known prefix"
+    if _CLOUD.search(text):
+        return "cloud storage key"
+    if _JWT.search(text):
+        return "json web token"
+    if _WEBHOOK.search(text):
+        return "webhook url"
+    if _key_body(text):
+        return "private key body"
+    for m in _URL_CRED.finditer(text):
+        if not is_placeholder(m.group(1)):
+            return "credentials in a url"
+    for m in _HEADER.finditer(text):
+        if not is_placeholder(m.group(1)):
+            return "authorization header"
+    for m in _BARE_BEARER.finditer(text):
+        if _random_looking(m.group(1)):
+            return "authorization header"
+    for pattern in _COMMANDS:
+        for m in pattern.finditer(text):
+            if not is_placeholder(m.group(1)) and not _VAR.match(m.group(1)):
+                return "command-line credential"
+    if _assignment(text):
+        return "credential assignment"
+    return None
