@@ -452,11 +452,16 @@ def test_kill_9_at_many_points_of_a_large_distribution_then_a_rerun_files_every_
     assert first.code == 0 and first.err == "", first.err
     doc_ref = first.json
     assert_each_letter_once(w.boxes, expected)
-    w.wipe_filing()
-    started = time.monotonic()
-    clean = w.run("distribute", "--json")
-    took = time.monotonic() - started
-    assert clean.code == 0, clean.err
+    # How long a first run takes: the faster of two (on a loaded machine one slow run
+    # would put every kill point past the end of the runs that follow).
+    timings = []
+    for _ in range(2):
+        w.wipe_filing()
+        started = time.monotonic()
+        clean = w.run("distribute", "--json")
+        timings.append(time.monotonic() - started)
+        assert clean.code == 0, clean.err
+    took = min(timings)
     receipt_ref = clean.json
     w.wipe_filing()
 
