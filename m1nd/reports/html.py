@@ -41,7 +41,7 @@ def chart(head: dict) -> str:
     for item in head.get("_entries", ()):
         counts.setdefault(item["box"], {s: 0 for s in STATES})[item["state"]] += 1
     rows = head["summary"]
-    width, label_w, bar_w, row_h = 520, 0, 440, 44
+    width, label_w, bar_w, row_h = 400, 0, 340, 46
     biggest = max([sum(counts.get(r["box"], {}).values()) for r in rows] + [1])
     height = 16 + row_h * max(len(rows), 1)
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
@@ -51,19 +51,19 @@ def chart(head: dict) -> str:
         y = 8 + i * row_h
         by_state = counts.get(row["box"], {s: 0 for s in STATES})
         total = sum(by_state.values())
-        parts.append(f'<text x="{label_w}" y="{y + 13}">{e(render.label_of(row))}</text>')
+        parts.append(f'<text x="{label_w}" y="{y + 15}">{e(render.label_of(row))}</text>')
         x = float(label_w)
         if total == 0:
-            parts.append(f'<rect x="{label_w}" y="{y + 20}" width="2" height="14" class="s-external"/>')
+            parts.append(f'<rect x="{label_w}" y="{y + 22}" width="2" height="16" class="s-external"/>')
         for state in STATES:
             n = by_state[state]
             if not n:
                 continue
             w = bar_w * n / biggest
-            parts.append(f'<rect x="{x:.1f}" y="{y + 20}" width="{w:.1f}" height="14" rx="2" class="s-{state}">'
+            parts.append(f'<rect x="{x:.1f}" y="{y + 22}" width="{w:.1f}" height="16" rx="2" class="s-{state}">'
                          f'<title>{e(row["box"])}: {n} {render.STATE_WORD[state]}</title></rect>')
             x += w
-        parts.append(f'<text class="muted" x="{x + 6:.1f}" y="{y + 32}">{total}</text>')
+        parts.append(f'<text class="muted" x="{x + 6:.1f}" y="{y + 35}">{total}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -121,7 +121,7 @@ def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{e(csp(style))}">
+<meta http-equiv="Content-Security-Policy" content="{escape(csp(style), quote=False)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="m1nd-run-id" content="{e(frozen.run_id)}">
@@ -134,7 +134,7 @@ def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
 <main>
 <header>
 <p class="eyebrow">m1nd report · {e(head['profile'])}</p>
-<h1>{e(local['start'])} → {e(local['end'])}</h1>
+<h1><span class="nw">{e(local['start'])}</span> → <span class="nw">{e(local['end'])}</span></h1>
 <div class="card">
 <dl class="facts">
 <dt>Period</dt><dd>{e(p['start'])} → {e(p['end'])} ({e(p['timezone'])}) · <strong>{e(render.CLASSIFICATION_WORD[head['classification']])}</strong></dd>
