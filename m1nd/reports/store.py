@@ -58,10 +58,16 @@ class State:
     committed: list[str] = field(default_factory=list)  # scheduled and manual runs, commit order
     outbox: list[str] = field(default_factory=list)
     receipts: list[dict] = field(default_factory=list)
+    # Every ledger entry before this byte offset is accounted for by a committed
+    # scheduled report (itemized, counted as not itemized, or not this profile's),
+    # and so is every digest in accounted_after.
+    ledger_offset: int = 0
+    accounted_after: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "cursor": self.cursor, "committed": self.committed,
-                "outbox": self.outbox, "receipts": self.receipts}
+                "outbox": self.outbox, "receipts": self.receipts, "ledger_offset": self.ledger_offset,
+                "accounted_after": self.accounted_after}
 
 
 def _read_bytes(path: str, what: str) -> bytes | None:
@@ -83,8 +89,11 @@ def load_state(paths: Paths, profile: str) -> State:
         obj = orjson.loads(data)
         if obj.get("schema") != STATE_SCHEMA:
             raise ValueError
-        state = State(obj["cursor"], list(obj["committed"]), list(obj["outbox"]), list(obj["receipts"]))
+        state = State(obj["cursor"], list(obj["committed"]), list(obj["outbox"]), list(obj["receipts"]),
+                      obj["ledger_offset"], list(obj["accounted_after"]))
         if state.cursor is not None and not isinstance(state.cursor, str):
+            raise ValueError
+        if type(state.ledger_offset) is not int or state.ledger_offset < 0:
             raise ValueError
     except (orjson.JSONDecodeError, ValueError, KeyError, TypeError, AttributeError):
         raise M1ndError(f"report state {path} is damaged: refusing to go on (it is never taken as empty)") from None
