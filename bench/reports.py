@@ -39,6 +39,8 @@ def main() -> None:
     ap.add_argument("--new", type=int, default=10_000)
     ap.add_argument("--repos", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keep", action="store_true", help="keep the workspace (printed)")
+    ap.add_argument("--setup-only", action="store_true", help="build the workspace, print it, measure nothing")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="m1nd-bench-reports-")
     home, roots = os.path.join(work, "home"), os.path.join(work, "roots")
@@ -54,11 +56,16 @@ def main() -> None:
     m1nd = [sys.executable, "-m", "m1nd"]
     run = lambda *a, now: subprocess.run(m1nd + list(a), env=dict(env, M1ND_NOW=now), check=False,
                                          stdout=subprocess.DEVNULL)
-    run("distribute", now="2026-05-01T11:00:00Z")
-    run("report", "--to", os.path.join(work, "out"), now="2026-05-01T14:00:00Z")  # first report: the cursor
+    run("distribute", now="2026-04-01T11:00:00Z")
+    run("report", "alert", now="2026-04-01T11:00:00Z")  # the mailbox as first seen a month ago
+    # The first report starts the cursor; letters seen more than 7 days before are counted, not itemized.
+    run("report", "--to", os.path.join(work, "out"), now="2026-05-01T14:00:00Z")
     generate(spool, args.new, args.repos, roots, 8, True)
     run("distribute", now="2026-05-01T15:00:00Z")
     run("report", "alert", now="2026-05-01T15:00:00Z")  # a read records the new letters
+    if args.setup_only:
+        print(f"workspace: {work} (M1ND_HOME={home}; prepare with M1ND_NOW=2026-05-01T21:30:00Z)")
+        return
     baseline = [timed([sys.executable, os.path.join(HERE, "baseline.py"), spool], env) for _ in range(args.repeat)]
     prepare = []
     for i in range(args.repeat):
@@ -73,6 +80,12 @@ def main() -> None:
     run("report", "--to", os.path.join(work, "out"), now="2026-05-01T21:30:00Z")
     idle = [timed(m1nd + ["report"], dict(env, M1ND_NOW="2026-05-01T21:40:00Z")) for _ in range(args.repeat)]
     b = statistics.median(baseline)
+    if args.keep:
+        print(f"workspace: {work}")
+    else:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
     print(f"N = {args.letters:,} letters, {args.new:,} new, K = {args.repos}, median of {args.repeat}")
     print("| operation | median s | ratio | target |\n|---|---:|---:|---|")
     print(f"| baseline: read + sha256 + orjson | {b:.3f} |  |  |")

@@ -213,7 +213,12 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
                 start = parse_stamp(state.cursor)
         start_s, end_s = stamp(start), stamp(end)
         run_id = run_id_for(pdigest, start_s, end_s, kind)
-        existing = store.load_frozen(paths, run_id)
+        try:
+            existing = store.load_frozen(paths, run_id)
+        except store.Tampered:
+            if run_id in state.committed:
+                raise
+            existing = None  # never committed: freeze it again from the ledger
         if existing is not None:
             return Prepared(existing, True)
 

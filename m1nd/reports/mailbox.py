@@ -52,9 +52,13 @@ class Union:
     _pending: dict[str, str] = field(default_factory=dict)
     _rows: dict[str, object] = field(default_factory=dict)
 
+    _graph: object = None
+
     @property
     def graph(self):
-        return self.model.graph()
+        if self._graph is None:
+            self._graph = self.model.graph()
+        return self._graph
 
     def letter(self, digest: str):
         row = self._rows.get(digest)
@@ -76,14 +80,21 @@ class Union:
             name = self._pending[digest] = _pending_name(self.run, self.letter(digest))
         return name
 
+    _counts: object = None
+
+    def _box_counts(self):
+        if self._counts is None:
+            self._counts = self.model.box_counts()
+        return self._counts
+
     def waiting(self) -> int:
-        _, not_filed = self.model.box_counts()
+        _, not_filed = self._box_counts()
         return not_filed["total"] if not_filed else 0
 
     def box_summary(self) -> dict[str, dict]:
         """Current fates of each readable box's letters (over the union); Open and In
         flight count open work (replies left out)."""
-        rows, _ = self.model.box_counts()
+        rows, _ = self._box_counts()
         out = {}
         for source, c in rows:
             out[source.label] = {"open": c["open_work"] - c["in_flight_work"], "in_flight": c["in_flight_work"],
