@@ -355,3 +355,16 @@ def test_the_ledger_index_answers_membership_and_notices_a_replaced_ledger():
     with open(path, "wb") as fh:
         fh.write(data.splitlines(keepends=True)[-1])
     assert len(ledger.record(paths, first[:2], "2026-05-01T00:00:04Z")) == 2
+
+
+def test_render_and_commit_errors_are_one_line_with_the_right_exit_code(cli, spool_path):
+    r = cli("report", "render", "19990101T0000Z-s-000000000000")
+    assert r.code == 3 and r.stderr == "m1nd: error: no frozen report 19990101T0000Z-s-000000000000\n"
+    assert cli("report", "render", "../escape").code == 2
+    write_spool(spool_path, [letter("r")])
+    doc = prepare(cli, "2026-05-01T14:00:00Z")
+    r = cli("report", "render", doc["run_id"], "--format", "pdf")
+    assert r.code == 2 and "md, html or json" in r.stderr
+    r = cli("report", "commit", "19990101T0000Z-s-000000000000", "--digest", "x", "--json")
+    assert r.code == 3 and r.json["error"]["code"] == 3
+    assert cli("report", "profile", "nope", "--json").json["error"]["code"] == 3
