@@ -209,6 +209,13 @@ def distribute(
         from m1nd.cli import render
 
         render.receipt_line(receipt)
+    if receipt.malformed:
+        from m1nd.words import plural
+
+        bad = receipt.malformed
+        output.warn(f"{plural(len(bad), 'malformed spool line')} skipped, never filed "
+                    f"(line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:5]))}"
+                    f"{' and more' if len(bad) > 5 else ''}); m1nd doctor names them")
     _report_problems(receipt.problems, receipt)
     if receipt.problems:
         raise typer.Exit(1)

@@ -50,7 +50,6 @@ CREATE TABLE IF NOT EXISTS letters (
 CREATE INDEX IF NOT EXISTS letters_id ON letters (id, digest);
 CREATE INDEX IF NOT EXISTS letters_newest ON letters (sortkey, id, digest);
 CREATE INDEX IF NOT EXISTS letters_replies ON letters (reply) WHERE reply = 1;
-CREATE INDEX IF NOT EXISTS letters_first ON letters (first_gen);
 CREATE TABLE IF NOT EXISTS copies (
     fid INTEGER NOT NULL, line INTEGER NOT NULL, digest BLOB NOT NULL,
     offset INTEGER NOT NULL, length INTEGER NOT NULL,
@@ -63,6 +62,21 @@ CREATE TABLE IF NOT EXISTS malformed (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cache (n INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value BLOB NOT NULL);
 """
+
+
+# Secondary indexes: dropped while a new model is first built and made again at the
+# end (sorting once is much faster than keeping them up to date row by row).  A
+# build killed in between gets them back at the next open (SCHEMA makes them).
+SECONDARY = ("letters_id", "letters_newest", "letters_replies", "copies_digest")
+
+
+def drop_secondary(con: sqlite3.Connection) -> None:
+    for name in SECONDARY:
+        con.execute(f"DROP INDEX IF EXISTS {name}")
+
+
+def make_secondary(con: sqlite3.Connection) -> None:
+    con.executescript(SCHEMA)
 
 
 class Unusable(Exception):
