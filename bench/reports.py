@@ -77,6 +77,11 @@ def main() -> None:
 
                 shutil.rmtree(os.path.join(runs, name))
         prepare.append(timed(m1nd + ["report", "prepare", "--json"], dict(env, M1ND_NOW="2026-05-01T21:30:00Z")))
+    frozen = subprocess.run(m1nd + ["report", "prepare", "--json"], env=dict(env, M1ND_NOW="2026-05-01T21:30:00Z"),
+                            capture_output=True)
+    entries = json.loads(frozen.stdout)["entries"]
+    if entries != args.new:
+        raise SystemExit(f"prepare froze {entries} entries, not the {args.new} new letters")
     run("report", "--to", os.path.join(work, "out"), now="2026-05-01T21:30:00Z")
     idle = [timed(m1nd + ["report"], dict(env, M1ND_NOW="2026-05-01T21:40:00Z")) for _ in range(args.repeat)]
     b = statistics.median(baseline)
