@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import orjson
 
@@ -30,10 +29,11 @@ _PREFIX = b'{"id":"'
 _LINE_LEN = len(b'{"id":"","digest":"","observed_at":""}') + 12 + 64 + 20
 _STAMP = re.compile(rb"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 _HEX = re.compile(rb"^[0-9a-f]+$")
+_LINE_RE = re.compile(rb'\{"id":"([0-9a-f]{12})","digest":"(([0-9a-f]{12})[0-9a-f]{52})",'
+                      rb'"observed_at":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"\}\n')
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     id: str
     digest: str
     observed_at: str  # YYYY-MM-DDTHH:MM:SSZ
@@ -73,6 +73,40 @@ def _parse(raw: bytes, path: str, number: int) -> Entry:
     return entry
 
 
+def _parse_block(data: bytes, path: str, base: int) -> list[tuple[int, Entry]]:
+    """(offset after the line, entry) for every whole line of `data`, which starts at
+    byte `base` of the ledger.  The usual line is matched in bulk; any other is parsed
+    on its own, and one that is not an entry fails closed with its line number."""
+    from m1nd.fsutil import gc_paused
+
+    with gc_paused():  # a million small tuples: the cyclic collector would only slow this down
+        return _parse_all(data, path, base)
+
+
+def _parse_all(data: bytes, path: str, base: int) -> list[tuple[int, Entry]]:
+    out: list[tuple[int, Entry]] = []
+    append = out.append
+    pos = 0
+    end = len(data)
+    while pos < end:
+        for m in _LINE_RE.finditer(data, pos):
+            if m.start() != pos:
+                break
+            lid, digest, prefix, stamp = m.groups()
+            if prefix != lid:
+                break
+            pos = m.end()
+            append((base + pos, Entry(lid.decode(), digest.decode(), stamp.decode())))
+        if pos >= end:
+            break
+        stop = data.find(b"\n", pos)
+        stop = end if stop < 0 else stop
+        number = data.count(b"\n", 0, pos) + 1  # within this block; callers add what came before
+        append((base + stop + 1, _parse(data[pos:stop], path, number)))
+        pos = stop + 1
+    return out
+
+
 def _read(path: str) -> tuple[dict[str, Entry], int]:
     """Entries by digest, in ledger order, and the byte length of the whole lines."""
     try:
@@ -84,10 +118,7 @@ def _read(path: str) -> tuple[dict[str, Entry], int]:
         raise M1ndError(f"cannot read the coverage ledger {path}: {exc.strerror}") from None
     entries: dict[str, Entry] = {}
     whole = data.rfind(b"\n") + 1
-    number = 0
-    for raw in data[:whole].split(b"\n")[:-1]:
-        number += 1
-        entry = _parse(raw, path, number)
+    for _, entry in _parse_block(data[:whole], path, 0):
         entries.setdefault(entry.digest, entry)
     return entries, whole
 
@@ -118,15 +149,8 @@ def read_from(paths: Paths, offset: int) -> tuple[list[tuple[int, Entry]], int]:
         return [], 0
     except OSError as exc:
         raise M1ndError(f"cannot read the coverage ledger {path}: {exc.strerror}") from None
-    out = []
     whole = data.rfind(b"\n") + 1
-    at = offset
-    number = None
-    for raw in data[:whole].split(b"\n")[:-1]:
-        at += len(raw) + 1
-        entry = _parse(raw, path, number or 0) if len(raw) != _LINE_LEN else _parse(raw, path, 0)
-        out.append((at, entry))
-    return out, offset + whole
+    return _parse_block(data[:whole], path, offset), offset + whole
 
 
 def first_entry(paths: Paths) -> Entry | None:

@@ -9,6 +9,7 @@ write advance the cursor and put the run in the outbox.
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -199,6 +200,8 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
     # The run id of a scheduled period depends on its start, which with no cursor
     # depends on the ledger: read the letters (recording them) first.
     union, _ = observe(run, stamp(now))
+    gc_was = gc.isenabled()
+    gc.disable()  # thousands of small dicts and tuples, no cycles: the collector only costs time
     try:
         crash("prepare-after-observe")
         if kind == SCHEDULED:
@@ -309,6 +312,8 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
         frozen = store.load_frozen(paths, run_id)
         return Prepared(frozen, False)
     finally:
+        if gc_was:
+            gc.enable()
         union.model.close()
 
 
