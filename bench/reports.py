@@ -4,7 +4,10 @@ and `m1nd report` with nothing due, as ratios to the baseline of bench/run.py
 
     python bench/reports.py --letters 1000000 --new 10000 --repos 50
 
-Targets: prepare ≤ 0.5 × baseline; nothing due ≤ 0.05 × baseline.
+Targets: prepare ≤ 0.5 × baseline; nothing due ≤ 0.05 × baseline.  Prepare is timed
+twice over: the first run after the new letters arrived (it pays for the read model's
+per-box counts and reply graph, which any read computes once per change), then with
+those aggregates current.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ def main() -> None:
         return
     baseline = [timed([sys.executable, os.path.join(HERE, "baseline.py"), spool], env) for _ in range(args.repeat)]
     prepare = []
-    for i in range(args.repeat):
+    for i in range(args.repeat + 1):  # the first pays for the read model's aggregates after new letters
         # each repeat freezes afresh: remove the frozen run the previous repeat wrote
         runs = os.path.join(home, "records", "reports", "runs")
         for name in os.listdir(runs):
@@ -94,8 +97,13 @@ def main() -> None:
     print(f"N = {args.letters:,} letters, {args.new:,} new, K = {args.repos}, median of {args.repeat}")
     print("| operation | median s | ratio | target |\n|---|---:|---:|---|")
     print(f"| baseline: read + sha256 + orjson | {b:.3f} |  |  |")
-    print(f"| `m1nd report prepare` ({args.new:,} new) | {statistics.median(prepare):.3f} | "
-          f"{statistics.median(prepare) / b:.3f} | ≤ 0.5 × baseline |")
+    cold, warm = prepare[0], prepare[1:]
+    print(f"| `m1nd report prepare` ({args.new:,} new), first read after they arrived | {cold:.3f} | "
+          f"{cold / b:.3f} | ≤ 0.5 × baseline |")
+    if warm:
+        w = statistics.median(warm)
+        print(f"| `m1nd report prepare` ({args.new:,} new), read model aggregates current | {w:.3f} | "
+              f"{w / b:.3f} | ≤ 0.5 × baseline |")
     print(f"| `m1nd report`, nothing due | {statistics.median(idle):.3f} | {statistics.median(idle) / b:.3f} | "
           "≤ 0.05 × baseline |")
 
