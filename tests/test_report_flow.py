@@ -368,3 +368,10 @@ def test_render_and_commit_errors_are_one_line_with_the_right_exit_code(cli, spo
     r = cli("report", "commit", "19990101T0000Z-s-000000000000", "--digest", "x", "--json")
     assert r.code == 3 and r.json["error"]["code"] == 3
     assert cli("report", "profile", "nope", "--json").json["error"]["code"] == 3
+
+
+def test_profile_boxes_default_to_the_roster_labels_then_medulla(cli, make_repo, tmp_path):
+    a, b = make_repo("repo-a"), make_repo("Repo-B")
+    assert cli("roster", "add", str(a)).code == 0 and cli("roster", "add", str(b)).code == 0
+    here = make_repo("repo-here")
+    assert cli("report", "profile", "--json", cwd=here).json["boxes"] == ["repo-a", "Repo-B", "medulla"]
