@@ -19,9 +19,17 @@ To = Annotated[Optional[str], typer.Option("--to", help="Sink: a directory (defa
 
 
 def _now(now):
-    from m1nd.clock import parse_now
+    """The command's clock.  `--now` becomes M1ND_NOW for the rest of this process, so
+    that everything the command calls (the read model's ledger records included)
+    keeps the same time."""
+    import os
 
-    return parse_now(now)
+    from m1nd.clock import parse_now, stamp
+
+    moment = parse_now(now)
+    if now:
+        os.environ["M1ND_NOW"] = stamp(moment)
+    return moment
 
 
 def _time(value: str | None, flag: str):
