@@ -375,3 +375,13 @@ def test_profile_boxes_default_to_the_roster_labels_then_medulla(cli, make_repo,
     assert cli("roster", "add", str(a)).code == 0 and cli("roster", "add", str(b)).code == 0
     here = make_repo("repo-here")
     assert cli("report", "profile", "--json", cwd=here).json["boxes"] == ["repo-a", "Repo-B", "medulla"]
+
+
+def test_any_read_command_records_first_seen_letters_and_the_report_selects_by_that_time(
+        cli, spool_path, m1nd_home, monkeypatch):
+    write_spool(spool_path, [letter("seen by a sweep")])
+    monkeypatch.setenv("M1ND_NOW", "2026-05-01T10:00:00Z")
+    assert cli("sweep", "--json", "--no-distribute").code == 0
+    assert [l["observed_at"] for l in ledger_lines(m1nd_home)] == ["2026-05-01T10:00:00Z"]
+    doc = prepare(cli, "2026-05-01T14:00:00Z")  # seen at 10:00, before the 13:00 boundary
+    assert doc["entries"] == 1 and doc["period"]["start"] == "2026-05-01T10:00:00Z"
