@@ -125,7 +125,7 @@ def observe(run: Run, observed_at: str) -> tuple[Union, list[ledger.Entry]]:
         added: list[ledger.Entry] = []
         if generation > synced or synced == 0:
             rows = model.letters(where="l.first_gen > ?", args=(synced,))
-            added = ledger.record(run.paths, ((r.id, r.digest) for r in rows), observed_at)
+            added = ledger.record(run.paths, ((r.id, r.digest) for r in rows), observed_at, create_home=True)
             if model.persistent:
                 try:
                     ensure_dir(run.paths.state)
