@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import demo, doctor, examples, git, help, letters, mailbox, roster, show
+from m1nd.cli import demo, doctor, examples, git, help, letters, mailbox, report, roster, show
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -57,3 +57,4 @@ app.command("init", epilog=examples.INIT)(git.init)
 app.command("merge-driver", epilog=examples.MERGE)(git.merge_driver)
 app.add_typer(git.hooks_app, name="hooks", epilog=examples.HOOKS)
 app.add_typer(git.hook_app, name="hook", epilog=examples.HOOK)
+app.add_typer(report.app, name="report")

@@ -153,6 +153,12 @@ def main(argv: list[str] | None = None) -> None:
         _say("the current directory no longer exists (or cannot be read): cd somewhere else first")
         sys.exit(EXIT_FAILURE)
     args = hoist(args)
+    if args[:1] == ["report"]:
+        # The cron path: nothing due is answered before typer loads.
+        from m1nd.reports.quick import nothing_due
+
+        if nothing_due(args[1:]):
+            sys.exit(0)
     from typer.main import get_command
 
     from m1nd.cli.app import app

@@ -1,0 +1,138 @@
+"""What a report reads: the union of the spool and every reachable box, from the read
+model (m1nd.readmodel), keyed by full digest (two letters sharing a 12-hex id stay
+two).  Reading never files and never changes a box.
+
+Coverage: every letter the read model has indexed is recorded in the ledger.  The
+model records what each of its updates saw first; it numbers its updates
+(generations, per database epoch), and `<home>/state/ledger-sync` keeps the last
+generation whose new letters are all in the ledger, so a command killed between the
+model's update and the ledger's append is caught up by the next report command.  Deleting the state makes the next read offer every letter
+again, and the ledger, keyed by digest, adds none twice.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from m1nd import ledger
+from m1nd.fates import IN_FLIGHT, WET_INK
+from m1nd.fsutil import atomic_write, lock_for
+from m1nd.paths import ensure_dir
+from m1nd.routing import MEDULLA, PENDING
+from m1nd.run import Run
+
+WAITING = "waiting"
+
+
+def _sync_path(run: Run) -> str:
+    return os.path.join(run.paths.state, "ledger-sync")
+
+
+def _synced(run: Run, epoch: str) -> int:
+    """The last generation of this model (epoch) whose new letters are all in the
+    ledger; 0 when unknown (a new or rebuilt model: offer every letter again)."""
+    try:
+        with open(_sync_path(run), "rb") as fh:
+            saved_epoch, _, gen = fh.read().decode().strip().partition(" ")
+        return int(gen) if saved_epoch == epoch and epoch else 0
+    except (OSError, ValueError, UnicodeDecodeError):
+        return 0  # a cache: start over, the ledger dedups
+
+
+@dataclass
+class Union:
+    model: object
+    run: Run
+    labels: list[str]  # readable boxes, run order
+    problems: list[str]
+    malformed: int
+    _pending: dict[str, str] = field(default_factory=dict)
+    _rows: dict[str, object] = field(default_factory=dict)
+
+    _graph: object = None
+
+    @property
+    def graph(self):
+        if self._graph is None:
+            self._graph = self.model.graph()
+        return self._graph
+
+    def letter(self, digest: str):
+        row = self._rows.get(digest)
+        if row is None and digest not in self._rows:
+            row = self._rows[digest] = self.model.by_digest(digest)
+        return row
+
+    def holders(self, digest: str) -> list[str] | None:
+        """Labels of the boxes holding the letter (run order); None when no readable
+        file holds it now."""
+        locations = self.model.locations(digest)
+        if not locations:
+            return None
+        return [loc.label for loc in locations if loc.kind != "spool"]
+
+    def pending_name(self, digest: str) -> str:
+        name = self._pending.get(digest)
+        if name is None:
+            name = self._pending[digest] = _pending_name(self.run, self.letter(digest))
+        return name
+
+    _counts: object = None
+
+    def _box_counts(self):
+        if self._counts is None:
+            self._counts = self.model.box_counts()
+        return self._counts
+
+    def waiting(self) -> int:
+        _, not_filed = self._box_counts()
+        return not_filed["total"] if not_filed else 0
+
+    def box_summary(self) -> dict[str, dict]:
+        """Current fates of each readable box's letters (over the union); Open and In
+        flight count open work (replies left out)."""
+        rows, _ = self._box_counts()
+        out = {}
+        for source, c in rows:
+            out[source.label] = {"open": c["open_work"] - c["in_flight_work"], "in_flight": c["in_flight_work"],
+                                 "answered": c["fired_clay"], "external": c["external"]}
+        return out
+
+
+def _pending_name(run: Run, letter) -> str:
+    from m1nd.secrets import likely_secret
+
+    route = run.roots.resolve(letter.brain, letter.repo)
+    if route.kind == PENDING:
+        return route.name
+    if route.kind != MEDULLA:
+        return f"{route.root.label} (not filed yet)" if route.root else "not filed yet"
+    return "medulla (not filed yet)"
+
+
+def observe(run: Run, observed_at: str) -> tuple[Union, list[ledger.Entry]]:
+    """Bring the read model current and record every letter it holds that the ledger
+    may not have yet (those indexed since the last synced generation)."""
+    from m1nd.readmodel import open_model
+
+    with lock_for(run.paths.locks, "ledger-sync", run.paths.home):
+        # open_model records what its own update saw first; this catches up whatever an
+        # earlier command indexed but did not get into the ledger (a kill in between).
+        model = open_model(run)
+        epoch, generation = model.epoch, model.generation
+        synced = _synced(run, epoch) if model.persistent else 0
+        added: list[ledger.Entry] = []
+        if generation > synced or synced == 0:
+            rows = model.letters(where="l.first_gen > ?", args=(synced,))
+            added = ledger.record(run.paths, ((r.id, r.digest) for r in rows), observed_at, create_home=True)
+            if model.persistent:
+                try:
+                    ensure_dir(run.paths.state)
+                    atomic_write(_sync_path(run), f"{epoch} {generation}".encode(), sync=False)
+                except OSError:
+                    pass
+    problems = [s.problem for s in model.boxes if s.problem]
+    malformed = sum(len(model.malformed(s)) for s in model.sources if s.fid is not None)
+    labels = [s.label for s in model.readable_boxes()]
+    return Union(model, run, labels, problems, malformed), added
