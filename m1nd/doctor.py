@@ -202,6 +202,7 @@ def _held_check(run: Run, spool: FileRead | None) -> Check:
 
 
 def diagnose(run: Run, now: datetime) -> Report:
+    from m1nd.cases.health import cases_check
     from m1nd.gitops.health import consent_check, git_check
 
     spool_error = None
@@ -232,5 +233,6 @@ def diagnose(run: Run, now: datetime) -> Report:
         _held_check(run, spool if not spool_error else None),
         consent_check(run),
         git_check(run),
+        cases_check(run),
     ]
     return Report(mailbox, checks)
