@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import cases, demo, doctor, git, letters, mailbox, roster
+from m1nd.cli import cases, demo, doctor, git, letters, mailbox, roster, show
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -45,6 +45,7 @@ def root(
 app.command("sweep")(mailbox.sweep)
 app.command("distribute")(mailbox.distribute)
 app.command("box")(mailbox.box)
+app.command("show")(show.show)
 app.command("doctor")(doctor.doctor)
 app.command("write")(letters.write)
 app.command("pickup")(letters.pickup)
