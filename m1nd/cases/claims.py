@@ -16,9 +16,7 @@ from dataclasses import dataclass
 import orjson
 
 from m1nd.cases import fingerprints as fps
-from m1nd.cases.source import Mailbox
 from m1nd.errors import M1ndError
-from m1nd.fates import is_receipt
 
 HONESTY = "honesty"
 LABELS = {"fixed": "wrong", "declined": "right", "moot": "right"}
@@ -35,25 +33,20 @@ class Claims:
         return {"claims": list(self.table)}
 
 
-def claims(mailbox: Mailbox) -> Claims:
-    verdicts: dict[str, tuple[tuple[str, str, str], str, str]] = {}  # letter id -> (order, disposition, receipt id)
-    for item in mailbox.items.values():
-        letter = item.letter
-        if letter.is_mission or not is_receipt(letter):
-            continue
-        disposition = item.extra.get("disposition")
-        if disposition not in LABELS:
-            continue
-        for answered in letter.answers:
+def claims(model) -> Claims:
+    """From the read model: honesty letters and the receipts with a disposition."""
+    verdicts: dict[str, tuple[tuple[str, str, str], str, str]] = {}  # letter id -> (order, disposition, receipt)
+    marks = ", ".join(f"'{d}'" for d in LABELS)
+    for r in model.letters(where=f"{fps.RECEIPT_SQL} AND l.disposition IN ({marks})"):
+        order = (r.ts, r.id, r.digest)
+        for answered in r.answers:
             known = verdicts.get(answered)
-            if known is None or item.order > known[0]:
-                verdicts[answered] = (item.order, disposition, letter.id)
+            if known is None or order > known[0]:
+                verdicts[answered] = (order, r.disposition, r.id)
     rows, kindless = [], 0
     counts: dict[tuple[str, str], dict[str, int]] = {}
-    for item in sorted(mailbox.items.values(), key=lambda i: i.order):
-        letter = item.letter
-        if letter.klass != HONESTY or letter.is_mission:
-            continue
+    letters = sorted(model.letters(where="l.class = ?", args=(HONESTY,)), key=lambda l: (l.ts, l.id, l.digest))
+    for letter in letters:
         fingerprint = fps.derive(letter).fingerprint
         if fingerprint is None:
             kindless += 1

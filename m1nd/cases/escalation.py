@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from m1nd import boxes
 from m1nd.cases import engine
 from m1nd.cases import fingerprints as fps
-from m1nd.cases.index import fold_mailbox
 from m1nd.cases.overlay import compute
+from m1nd.cases.source import Cases, open_cases
 from m1nd.fsutil import lock_for
+from m1nd.letters import letter_id
 from m1nd.run import Run
 
 
@@ -28,34 +29,33 @@ class Escalated:
     problems: tuple[str, ...]
 
 
+def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = None):
+    return compute(cases.fold, cases.kindless, cases.run.markers, allowed, runs)
+
+
 def escalate(run: Run) -> Escalated:
     with lock_for(run.paths.locks, "distribute", run.paths.state):
-        folded = fold_mailbox(run)
-        overlay = compute(folded.fold, run.markers)
-        by_path = {b.path: b for b in run.boxes()}
-        filed, waiting, problems = [], [], []
-        for entry in overlay.entries:
-            if len(entry.witnesses) < 2 or entry.escalations:
-                continue
-            first, second = entry.witnesses[0], entry.witnesses[1]
-            box = by_path.get(second.box) if second.box else None
-            if box is None:
-                waiting.append(entry.fingerprint)
-                continue
-            _, kind = fps.split(entry.fingerprint)
-            raw = engine.escalation(entry.fingerprint, kind, first, second)
-            try:
-                if engine.file_into(run, box, [raw]):
-                    from m1nd.letters import letter_id
-
-                    filed.append((entry.fingerprint, letter_id(raw), box.label))
-            except boxes.Refused as exc:
-                problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")
-            except OSError as exc:
-                problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
-                                f"{exc.strerror or exc}")
-        if filed:
-            fold_mailbox(run)  # fold the new letters in now, so the next run has nothing to do
+        with open_cases(run) as cases:
+            overlay = overlay_of(cases)
+            filed, waiting, problems = [], [], []
+            for entry in overlay.entries:
+                if len(entry.witnesses) < 2 or entry.escalations:
+                    continue
+                first, second = entry.witnesses[0], entry.witnesses[1]
+                box = cases.box_of(second.digest)
+                if box is None:
+                    waiting.append(entry.fingerprint)
+                    continue
+                _, kind = fps.split(entry.fingerprint)
+                raw = engine.escalation(entry.fingerprint, kind, first, second)
+                try:
+                    if engine.file_into(run, box, [raw]):
+                        filed.append((entry.fingerprint, letter_id(raw), box.label))
+                except boxes.Refused as exc:
+                    problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")
+                except OSError as exc:
+                    problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
+                                    f"{exc.strerror or exc}")
         return Escalated(tuple(filed), tuple(waiting), tuple(problems))
 
 

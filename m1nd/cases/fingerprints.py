@@ -99,6 +99,7 @@ class Rule:
     kind: str
     says: str  # what the rule matches, in words (README and `cases explain`)
     test: Callable[[Letter], bool]
+    sql: str  # a prefilter over the read model's `letters l`: true for every letter the rule may match
 
 
 BACKFILL_RULES: tuple[Rule, ...] = (
@@ -106,11 +107,12 @@ BACKFILL_RULES: tuple[Rule, ...] = (
          "class `honesty`, tool family `north`, and `what` mentions memory (a word starting `memor`) and "
          "emptiness (nothing, empty, none, zero, absent, blank, or: no results, no result, no memories, "
          "no memory, no entries, no matches, not found, found no)",
-         _north_memory_emptiness),
+         _north_memory_emptiness, "l.class = 'honesty' AND l.tool LIKE '%north%'"),
     Rule("traceback-crash", "crash",
          "class `bug` and `what` or `snippet` holds a Python traceback header "
          "(`Traceback (most recent call last)`)",
-         _traceback_crash),
+         _traceback_crash, "l.class = 'bug' AND (instr(l.what, 'Traceback (most recent call last)') > 0"
+                           " OR instr(l.snippet, 'Traceback (most recent call last)') > 0)"),
 )
 
 
@@ -119,6 +121,17 @@ class Derivation:
     fingerprint: str | None
     source: str  # `kind`, `misdelivery`, a backfill rule's name, or `none`
     why: str  # one sentence for `cases explain`
+
+
+def candidates_sql() -> str:
+    """SQL over `letters l` true for every letter that may have a fingerprint (a superset:
+    `derive` decides).  Every other letter that is neither a mission nor a receipt is kindless."""
+    kinds = ", ".join(f"'{k}'" for k in VOCABULARY)
+    rules = " OR ".join(f"({r.sql})" for r in BACKFILL_RULES)
+    return f"l.kind IN ({kinds}) OR l.class = '{MISDELIVERY}' OR {rules}"
+
+
+RECEIPT_SQL = "lower(l.class) = 'triage'"  # fates.is_receipt (a non-ASCII class never lowers to `triage`)
 
 
 def derive(letter: Letter) -> Derivation:
@@ -145,9 +158,9 @@ def derive(letter: Letter) -> Derivation:
     return Derivation(None, SOURCE_NONE, why)
 
 
-def witness_refusal(letter: Letter) -> str | None:
+def witness_refusal(letter) -> str | None:
     """Why a letter can never be a witness, or None when it can be one."""
-    if letter.is_mission:
+    if letter.kind == "mission":
         return "mission letters are never witnesses"
     if is_receipt(letter):
         return "receipts (class triage, escalations included) are never witnesses"

@@ -7,8 +7,9 @@ from m1nd.run import Run
 
 def cases_check(run: Run):
     from m1nd.cases import records
-    from m1nd.cases.index import fold_mailbox
-    from m1nd.cases.overlay import GUARDED, OPEN, RED, compute
+    from m1nd.cases.escalation import overlay_of
+    from m1nd.cases.overlay import GUARDED, OPEN, RED
+    from m1nd.cases.source import open_cases
     from m1nd.doctor import ERROR, OK, WARN, Check
     from m1nd.errors import M1ndError
     from m1nd.words import plural
@@ -18,7 +19,8 @@ def cases_check(run: Run):
     except M1ndError as exc:
         return Check("cases", ERROR, exc.message, "")
     try:
-        overlay = compute(fold_mailbox(run, write=False).fold, run.markers, allowed, runs)
+        with open_cases(run, write=False) as cases:
+            overlay = overlay_of(cases, allowed, runs)
     except M1ndError as exc:
         return Check("cases", WARN, f"not computed: {exc.message}")
     entries = overlay.entries

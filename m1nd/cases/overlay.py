@@ -23,7 +23,6 @@ class Witness:
     tool: str
     repo: str
     brain: str
-    box: str | None
 
     @property
     def order(self) -> tuple[str, str, str]:
@@ -36,7 +35,6 @@ class Escalation:
     id: str
     ts: str
     digest: str
-    box: str | None
 
     @property
     def order(self) -> tuple[str, str, str]:
@@ -54,7 +52,6 @@ class Receipt:
     case_id: str | None
     repo: str
     brain: str
-    box: str | None
 
     @property
     def order(self) -> tuple[str, str, str]:
@@ -148,7 +145,8 @@ class Overlay:
         return {"fingerprints": [e.as_json() for e in self.entries], "kindless": self.kindless}
 
 
-def compute(fold: Fold, markers: tuple[str, ...], allowed: dict | None = None, runs: dict | None = None) -> Overlay:
+def compute(fold: Fold, kindless: int, markers: tuple[str, ...], allowed: dict | None = None,
+            runs: dict | None = None) -> Overlay:
     allowed = allowed or {}
     runs = runs or {}
     markers = tuple(m.lower() for m in markers)
@@ -162,11 +160,11 @@ def compute(fold: Fold, markers: tuple[str, ...], allowed: dict | None = None, r
 
     entries = []
     for fingerprint in sorted(set(fold.witnesses) | set(fold.escalations) | set(fold.receipts)):
-        ws = tuple(sorted((Witness(r[0], r[1], d, r[2], r[3], r[4], r[5])
+        ws = tuple(sorted((Witness(r[0], r[1], d, r[2], r[3], r[4])
                            for d, r in fold.witnesses.get(fingerprint, {}).items()), key=order))
-        es = tuple(sorted((Escalation(r[0], r[1], d, r[2])
+        es = tuple(sorted((Escalation(r[0], r[1], d)
                            for d, r in fold.escalations.get(fingerprint, {}).items()), key=order))
-        rs = tuple(sorted((Receipt(r[0], r[1], d, tuple(r[2]), r[3], r[4], r[5], r[6], r[7], r[8])
+        rs = tuple(sorted((Receipt(r[0], r[1], d, tuple(r[2]), r[3], r[4], r[5], r[6], r[7])
                            for d, r in fold.receipts.get(fingerprint, {}).items()), key=order))
         case = None
         if rs:
@@ -181,4 +179,4 @@ def compute(fold: Fold, markers: tuple[str, ...], allowed: dict | None = None, r
                 state = GUARDED
             case = Case(receipt, receipt.disposition, state, sentinel, tuple(sorted(members)))
         entries.append(Entry(fingerprint, ws, es, rs, case))
-    return Overlay(tuple(entries), fold.kindless)
+    return Overlay(tuple(entries), kindless)

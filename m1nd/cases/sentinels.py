@@ -29,8 +29,9 @@ from datetime import datetime
 from m1nd import boxes
 from m1nd.cases import engine, records
 from m1nd.cases import fingerprints as fps
-from m1nd.cases.index import fold_mailbox
-from m1nd.cases.overlay import GREEN, NOT_ALLOWED, RED, Receipt, compute
+from m1nd.cases.escalation import overlay_of
+from m1nd.cases.overlay import GREEN, NOT_ALLOWED, RED, Receipt
+from m1nd.cases.source import Cases, open_cases
 from m1nd.clock import parse_now
 from m1nd.errors import M1ndError, UsageError
 from m1nd.run import Run
@@ -101,9 +102,9 @@ class Guard:
     probe: str
 
 
-def guards(run: Run) -> list[Guard]:
+def guards(cases: Cases) -> list[Guard]:
     """The probe of every case whose receipt (the case's latest) is `fixed` with a sentinel."""
-    overlay = compute(fold_mailbox(run).fold, run.markers)
+    overlay = overlay_of(cases)
     found = []
     for entry in overlay.entries:
         if entry.case and entry.case.receipt.probe is not None:
@@ -113,7 +114,8 @@ def guards(run: Run) -> list[Guard]:
 
 def allow(run: Run, prefix: str, now: datetime | None = None) -> Guard:
     """Record the exact command of receipt PREFIX's probe under the home."""
-    candidates = [g for g in guards(run) if g.receipt.id.startswith(prefix)]
+    with open_cases(run) as cases:
+        candidates = [g for g in guards(cases) if g.receipt.id.startswith(prefix)]
     if len(prefix) < 4 or any(c not in "0123456789abcdef" for c in prefix):
         raise UsageError(f"not a receipt id: {prefix!r} (12 hex characters, or a unique prefix of 4 or more)")
     ids = sorted({g.receipt.id for g in candidates})
@@ -157,10 +159,10 @@ class RunReport:
                 "not_allowed": self.count(NOT_ALLOWED), "results": [r.as_json() for r in self.results]}
 
 
-def _where(run: Run, receipt: Receipt) -> str | None:
+def _where(cases: Cases, receipt: Receipt) -> str | None:
     """The repository a probe runs in: its box's root (the home for the medulla box)."""
-    by_path = {b.path: b for b in run.boxes()}
-    box = by_path.get(receipt.box) if receipt.box else None
+    run = cases.run
+    box = cases.box_of(receipt.digest)
     if box is not None:
         return box.root.path if box.root else run.paths.home
     route = run.roots.resolve(receipt.brain, receipt.repo)
@@ -174,15 +176,22 @@ def run_all(run: Run, timeout: float = DEFAULT_TIMEOUT, now: datetime | None = N
     day = moment.strftime("%Y-%m-%d")
     allowed = records.allowlist(run.paths)
     last = records.last_runs(run.paths)
-    by_path = {b.path: b for b in run.boxes()}
+    with open_cases(run) as cases:
+        results, problems = _run_guards(cases, guards(cases), allowed, last, timeout, day)
+    records.save(run.paths, records.RUNS, "last", last)
+    return RunReport(tuple(results), tuple(problems))
+
+
+def _run_guards(cases: Cases, found: list[Guard], allowed: dict, last: dict, timeout: float, day: str):
+    run = cases.run
     results, problems = [], []
-    for guard in guards(run):
+    for guard in found:
         receipt = guard.receipt
         grant = allowed.get(receipt.digest)
         if not isinstance(grant, dict) or grant.get("probe") != guard.probe:
             results.append(Result(guard, NOT_ALLOWED, f"not allowed (m1nd sentinels allow {receipt.id})", None))
             continue
-        cwd = _where(run, receipt)
+        cwd = _where(cases, receipt)
         if cwd is None or not os.path.isdir(cwd):
             results.append(Result(guard, NOT_ALLOWED, f"its repository ({receipt.repo}) is not on this machine", None))
             continue
@@ -194,7 +203,7 @@ def run_all(run: Run, timeout: float = DEFAULT_TIMEOUT, now: datetime | None = N
         if outcome.status == RED:
             family, kind = fps.split(guard.fingerprint)
             raw = engine.regression(guard.fingerprint, family, kind, day, receipt)
-            box = by_path.get(receipt.box) if receipt.box else None
+            box = cases.box_of(receipt.digest)
             if box is None:
                 problems.append(f"regression of {guard.fingerprint} not filed: receipt {receipt.id} is in no box here")
             else:
@@ -208,5 +217,4 @@ def run_all(run: Run, timeout: float = DEFAULT_TIMEOUT, now: datetime | None = N
                 except OSError as exc:
                     problems.append(f"regression of {guard.fingerprint} not filed: {exc.strerror or exc}")
         results.append(Result(guard, outcome.status, note, filed))
-    records.save(run.paths, records.RUNS, "last", last)
-    return RunReport(tuple(results), tuple(problems))
+    return results, problems

@@ -36,18 +36,18 @@ def _print(console, *parts: tuple[str, str] | str) -> None:
     console.print(line, soft_wrap=True)
 
 
-def _resolve(mailbox, prefix: str):
+def _resolve(model, prefix: str):
+    """The letters (two if their ids collide) with this id or unique id prefix, missions included."""
     from m1nd.errors import NotFound, UsageError
 
     if not re.fullmatch(r"[0-9a-f]{4,12}", prefix):
         raise UsageError(f"not a letter id: {prefix!r} (12 hex characters, or a unique prefix of 4 or more)")
-    found = mailbox.with_prefix(prefix)
-    ids = sorted({i.id for i in found})
-    if not found:
+    ids = model.lookup(prefix)
+    if not ids:
         raise NotFound(f"no letter has id {prefix}")
     if len(ids) > 1:
         raise UsageError(f"id prefix {prefix} is ambiguous: {', '.join(ids)}")
-    return sorted(found, key=lambda i: i.digest)
+    return model.by_id(ids[0], missions=True)
 
 
 @app.callback()
@@ -69,8 +69,8 @@ def cases(
     if ctx.invoked_subcommand is not None:
         return
     from m1nd.cases import records
-    from m1nd.cases.index import fold_mailbox
-    from m1nd.cases.overlay import compute
+    from m1nd.cases.escalation import overlay_of
+    from m1nd.cases.source import open_cases
     from m1nd.errors import UsageError
 
     with reporting(json_out):
@@ -80,17 +80,23 @@ def cases(
                 raise UsageError(f"--state must be one of {', '.join(STATES)}")
         run = open_run(home, spool, roots)
         allowed, runs = records.allowlist(run.paths), records.last_runs(run.paths)
-        folded = fold_mailbox(run)
-        overlay = compute(folded.fold, run.markers, allowed, runs)
-    for problem in folded.problems:
+        with open_cases(run) as cases:
+            _say(cases)
+            overlay = overlay_of(cases, allowed, runs)
+            if json_out:
+                output.emit_json(overlay.as_json())
+                return
+            _cases_view(overlay, cases, limit, tool, kind, state, recurring)
+
+
+def _say(cases) -> None:
+    for note in cases.notes:
+        output.warn(note)
+    for problem in cases.problems:
         output.warn(f"{problem} (its letters are left out)")
-    if json_out:
-        output.emit_json(overlay.as_json())
-        return
-    _cases_view(overlay, folded, limit, tool, kind, state, recurring)
 
 
-def _cases_view(overlay, folded, limit, tool, kind, state, recurring) -> None:
+def _cases_view(overlay, cases, limit, tool, kind, state, recurring) -> None:
     from m1nd.cases import fingerprints as fps
     from m1nd.words import plural
 
@@ -107,7 +113,6 @@ def _cases_view(overlay, folded, limit, tool, kind, state, recurring) -> None:
         if recurring and len(e.witnesses) < 2:
             continue
         shown.append(e)
-    labels = folded.box_labels
     for e in shown[: limit or None]:
         style = "bold red" if e.case and e.case.sentinel == "red" else "bold"
         _print(con, (e.line(), style))
@@ -120,7 +125,8 @@ def _cases_view(overlay, folded, limit, tool, kind, state, recurring) -> None:
         if e.witnesses:
             _print(con, f"  witnesses: {ws}{more}")
         if e.escalation:
-            where = labels.get(e.escalation.box, "spool") if e.escalation.box else "spool"
+            box = cases.box_of(e.escalation.digest)
+            where = box.label if box else "spool"
             _print(con, f"  escalation: {e.escalation.id} ({where})")
             if len(e.escalations) > 1:
                 others = ", ".join(x.id for x in e.escalations[1:])
@@ -144,15 +150,16 @@ def explain(
 ) -> None:
     """Which rule gave a letter its kind (or why it has none), and whether it is a witness."""
     from m1nd.cases import fingerprints as fps
-    from m1nd.cases.source import read_mailbox
+    from m1nd.cases.source import open_cases
 
     with reporting(json_out):
-        mailbox = read_mailbox(open_run(home, spool, roots))
-        items = _resolve(mailbox, letter)
+        with open_cases(open_run(home, spool, roots)) as cases:
+            _say(cases)
+            items = _resolve(cases.model, letter)
     docs = []
     for item in items:
-        refusal = fps.witness_refusal(item.letter)
-        d = fps.derive(item.letter)
+        refusal = fps.witness_refusal(item)
+        d = fps.derive(item)
         if refusal:
             docs.append(({"id": item.id, "fingerprint": None, "source": fps.SOURCE_NONE}, refusal, item))
         else:
@@ -165,8 +172,8 @@ def explain(
         _print(con, (f"letter {doc['id']}", "bold"))
         _print(con, f"  fingerprint: {doc['fingerprint'] or 'none'}")
         _print(con, f"  source: {doc['source']} — {why}")
-        named = item.extra.get("fingerprint")
-        if fps.witness_refusal(item.letter) and named:
+        named = item.fingerprint
+        if fps.witness_refusal(item) and named:
             _print(con, f"  names: {named} (its fingerprint field)")
         _print(con, f"  witness: {'no' if doc['fingerprint'] is None else 'yes'}")
 
@@ -183,11 +190,13 @@ def claims_cmd(
 ) -> None:
     """Honesty letters per (tool family, symptom kind): claimed wrong, right, unresolved."""
     from m1nd.cases.claims import claims, export as export_rows
-    from m1nd.cases.source import read_mailbox
+    from m1nd.cases.source import open_cases
     from m1nd.words import plural
 
     with reporting(json_out):
-        result = claims(read_mailbox(open_run(home, spool, roots)))
+        with open_cases(open_run(home, spool, roots)) as cases:
+            _say(cases)
+            result = claims(cases.model)
         appended = unreadable = None
         if export is not None:
             appended, unreadable = export_rows(result.rows, export)
