@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from m1nd import boxes
-from m1nd.cases import engine
 from m1nd.cases import fingerprints as fps
 from m1nd.cases.overlay import compute
 from m1nd.cases.source import Cases, open_cases
@@ -34,6 +32,9 @@ def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = No
 
 
 def escalate(run: Run) -> Escalated:
+    from m1nd import boxes
+    from m1nd.cases import engine
+
     with lock_for(run.paths.locks, "distribute", run.paths.state):
         with open_cases(run) as cases:
             overlay = overlay_of(cases)
