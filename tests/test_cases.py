@@ -377,3 +377,40 @@ def test_abandonment_bad_trace_paths(tmp_path):
     r = run_cli("cases", "abandonment", "--trace", str(tmp_path))
     assert r.code == 1 and "Is a directory" in r.stderr
     assert run_cli("cases", "abandonment").code == 2
+
+
+def test_the_readme_cases_walkthrough_prints_what_it_says(ws, spool_path):
+    import re
+
+    from conftest import FIXTURES as _  # noqa: F401 (the corpus is already in the spool)
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = text[text.index("## Cases"):]
+    block = re.search(r"```console\n(.*?)```", block, re.S)[1]
+    steps = re.split(r"^\$ ", block, flags=re.M)[1:]
+    checked = 0
+    for step in steps:
+        command, _, expected = step.partition("\n")
+        argv = command.split("#")[0].split()
+        if argv[:1] != ["m1nd"] or "&&" in argv:
+            continue  # the workspace steps: the ws fixture did them
+        r = run_cli(*argv[1:])
+        assert r.code == 0, (command, r.stderr)
+        assert r.stdout == expected, command
+        checked += 1
+    assert checked == 4
+
+
+def test_cases_with_nothing_anywhere_creates_nothing(m1nd_home):
+    r = run_cli("cases", "--json")
+    assert r.code == 0 and r.json == {"fingerprints": [], "kindless": 0}
+    assert run_cli("sentinels", "run", "--json").json["guarded"] == 0
+    assert not m1nd_home.exists()
+
+
+def test_an_unreadable_spool_is_one_line_or_the_error_document(spool_path):
+    spool_path.mkdir(parents=True)
+    r = run_cli("cases")
+    assert r.code == 1 and r.stderr.count("\n") == 1 and "cannot read spool" in r.stderr
+    r = run_cli("cases", "--json")
+    assert r.code == 1 and r.json["error"]["code"] == 1
