@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import os
+
+import orjson
+
 from m1nd.cases import fingerprints as fps
 from m1nd.cases.overlay import compute
 from m1nd.cases.source import Cases, open_cases
-from m1nd.fsutil import lock_for
+from m1nd.fsutil import atomic_write, lock_for
+from m1nd.paths import ensure_dir
 from m1nd.letters import letter_id
 from m1nd.run import Run
 
@@ -31,33 +36,67 @@ def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = No
     return compute(cases.fold, cases.kindless, cases.run.markers, allowed, runs)
 
 
+def _files_signature(run: Run) -> list:
+    """What the union's files look like on disk: unchanged since the last escalation
+    pass means nothing to escalate (the hook path then costs a few `stat`s)."""
+    sig = []
+    for path in [run.paths.spool] + [b.path for b in run.boxes()]:
+        try:
+            st = os.lstat(path)
+            sig.append([path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode])
+        except OSError:
+            sig.append([path])
+    return sig
+
+
+def _signature_path(run: Run) -> str:
+    return os.path.join(run.paths.state, "cases", "escalated.json")
+
+
 def escalate(run: Run) -> Escalated:
     from m1nd import boxes
     from m1nd.cases import engine
 
     with lock_for(run.paths.locks, "distribute", run.paths.state):
-        with open_cases(run) as cases:
-            overlay = overlay_of(cases)
-            filed, waiting, problems = [], [], []
-            for entry in overlay.entries:
-                if len(entry.witnesses) < 2 or entry.escalations:
-                    continue
-                first, second = entry.witnesses[0], entry.witnesses[1]
-                box = cases.box_of(second.digest)
-                if box is None:
-                    waiting.append(entry.fingerprint)
-                    continue
-                _, kind = fps.split(entry.fingerprint)
-                raw = engine.escalation(entry.fingerprint, kind, first, second)
-                try:
-                    if engine.file_into(run, box, [raw]):
-                        filed.append((entry.fingerprint, letter_id(raw), box.label))
-                except boxes.Refused as exc:
-                    problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")
-                except OSError as exc:
-                    problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
-                                    f"{exc.strerror or exc}")
-        return Escalated(tuple(filed), tuple(waiting), tuple(problems))
+        try:
+            with open(_signature_path(run), "rb") as fh:
+                if orjson.loads(fh.read()) == _files_signature(run):
+                    return Escalated((), (), ())
+        except (OSError, orjson.JSONDecodeError):
+            pass
+        escalated = _escalate(run, boxes, engine)
+        if not escalated.problems and not escalated.waiting:
+            try:
+                ensure_dir(os.path.dirname(_signature_path(run)))
+                atomic_write(_signature_path(run), orjson.dumps(_files_signature(run)), sync=False)
+            except OSError:
+                pass
+        return escalated
+
+
+def _escalate(run: Run, boxes, engine) -> Escalated:
+    with open_cases(run) as cases:
+        overlay = overlay_of(cases)
+        filed, waiting, problems = [], [], []
+        for entry in overlay.entries:
+            if len(entry.witnesses) < 2 or entry.escalations:
+                continue
+            first, second = entry.witnesses[0], entry.witnesses[1]
+            box = cases.box_of(second.digest)
+            if box is None:
+                waiting.append(entry.fingerprint)
+                continue
+            _, kind = fps.split(entry.fingerprint)
+            raw = engine.escalation(entry.fingerprint, kind, first, second)
+            try:
+                if engine.file_into(run, box, [raw]):
+                    filed.append((entry.fingerprint, letter_id(raw), box.label))
+            except boxes.Refused as exc:
+                problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")
+            except OSError as exc:
+                problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
+                                f"{exc.strerror or exc}")
+    return Escalated(tuple(filed), tuple(waiting), tuple(problems))
 
 
 def after_distribution(run: Run, receipt):
