@@ -414,3 +414,33 @@ def test_an_unreadable_spool_is_one_line_or_the_error_document(spool_path):
     assert r.code == 1 and r.stderr.count("\n") == 1 and "cannot read spool" in r.stderr
     r = run_cli("cases", "--json")
     assert r.code == 1 and r.json["error"]["code"] == 1
+
+
+def test_a_filing_with_no_possible_new_witness_never_opens_the_read_model(ws, m1nd_home, spool_path):
+    assert run_cli("distribute").code == 0
+    db = m1nd_home / "state" / "readmodel.sqlite3"
+    db.unlink()
+    write_spool(spool_path, [letter(ts="2026-05-04T09:00:00Z", klass="note", repo="repo-a", tool="north",
+                                    what="a plain note about memory")])
+    assert run_cli("distribute").code == 0
+    assert not db.exists()
+    # a witness spelled with JSON escapes is still seen: the next filing escalates it
+    w1 = b'{"ts":"2026-05-04T10:00:00Z","class":"bug","kind":"\\u0063rash","repo":"repo-a","tool":"seek","what":"1"}'
+    w2 = b'{"ts":"2026-05-04T10:05:00Z","class":"bug","kind":"crash","repo":"repo-a","tool":"Seek","what":"2"}'
+    write_spool(spool_path, [w1])
+    assert run_cli("distribute").code == 0
+    write_spool(spool_path, [w2])
+    assert run_cli("distribute").code == 0
+    escalations = [e for e in engine_lines(ws / "repo-a" / ".m1nd" / "inbox.jsonl")
+                   if e["fingerprint"] == "fp:seek/crash"]
+    assert len(escalations) == 1 and letter_id(w1) in escalations[0]["what"]
+
+
+def test_a_box_replaced_by_git_is_looked_at_again(ws, m1nd_home):
+    assert run_cli("distribute").code == 0
+    box = ws / "repo-b" / ".m1nd" / "inbox.jsonl"
+    kept = [l for l in box_lines(box) if b"m1nd:engine" not in l]
+    box.unlink()
+    box.write_bytes(b"".join(l + b"\n" for l in kept))  # an older checkout: the escalation is gone
+    assert run_cli("distribute").code == 0
+    assert len([e for e in engine_lines(box) if e["fingerprint"] == "fp:store/wrong_route"]) == 1

@@ -12,15 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import os
-
-import orjson
-
 from m1nd.cases import fingerprints as fps
 from m1nd.cases.overlay import compute
 from m1nd.cases.source import Cases, open_cases
-from m1nd.fsutil import atomic_write, lock_for
-from m1nd.paths import ensure_dir
+from m1nd.fsutil import lock_for
 from m1nd.letters import letter_id
 from m1nd.run import Run
 
@@ -36,41 +31,19 @@ def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = No
     return compute(cases.fold, cases.kindless, cases.run.markers, allowed, runs)
 
 
-def _files_signature(run: Run) -> list:
-    """What the union's files look like on disk: unchanged since the last escalation
-    pass means nothing to escalate (the hook path then costs a few `stat`s)."""
-    sig = []
-    for path in [run.paths.spool] + [b.path for b in run.boxes()]:
-        try:
-            st = os.lstat(path)
-            sig.append([path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode])
-        except OSError:
-            sig.append([path])
-    return sig
-
-
-def _signature_path(run: Run) -> str:
-    return os.path.join(run.paths.state, "cases", "escalated.json")
-
-
 def escalate(run: Run) -> Escalated:
     from m1nd import boxes
-    from m1nd.cases import engine
+    from m1nd.cases import engine, prescan
 
     with lock_for(run.paths.locks, "distribute", run.paths.state):
-        try:
-            with open(_signature_path(run), "rb") as fh:
-                if orjson.loads(fh.read()) == _files_signature(run):
-                    return Escalated((), (), ())
-        except (OSError, orjson.JSONDecodeError):
-            pass
+        looked, current = prescan.load(run), prescan.now(run)
+        if not prescan.anything_new(run, looked, current):
+            if current != looked:
+                prescan.save(run, current)
+            return Escalated((), (), ())
         escalated = _escalate(run, boxes, engine)
-        if not escalated.problems and not escalated.waiting:
-            try:
-                ensure_dir(os.path.dirname(_signature_path(run)))
-                atomic_write(_signature_path(run), orjson.dumps(_files_signature(run)), sync=False)
-            except OSError:
-                pass
+        if not escalated.problems:
+            prescan.save(run, prescan.now(run))  # after our own appends (never witnesses)
         return escalated
 
 
