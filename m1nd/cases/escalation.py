@@ -31,18 +31,22 @@ def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = No
     return compute(cases.fold, cases.kindless, cases.run.markers, allowed, runs)
 
 
-def escalate(run: Run) -> Escalated:
+def escalate(run: Run, receipt=None) -> Escalated:
+    """`receipt`: the distribution just run, whose own appends need no second look."""
     from m1nd import boxes
     from m1nd.cases import engine, prescan
 
     with lock_for(run.paths.locks, "distribute", run.paths.state):
         looked, current = prescan.load(run), prescan.now(run)
-        if not prescan.anything_new(run, looked, current):
+        appended = dict(receipt.appended_by_box) if receipt is not None else {}
+        if not prescan.anything_new(run, looked, current, appended):
             if current != looked:
                 prescan.save(run, current)
             return Escalated((), (), ())
         escalated = _escalate(run, boxes, engine)
-        if not escalated.problems:
+        # What was looked at is remembered only when nothing waits or failed: a waiting
+        # escalation must be tried again at every filing, until its witness is in a box.
+        if not escalated.problems and not escalated.waiting:
             prescan.save(run, prescan.now(run))  # after our own appends (never witnesses)
         return escalated
 
@@ -84,7 +88,7 @@ def after_distribution(run: Run, receipt):
     if receipt is None:
         return None
     try:
-        problems = escalate(run).problems
+        problems = escalate(run, receipt).problems
     except M1ndError as exc:
         problems = (f"escalation skipped: {exc.message}",)
     except OSError as exc:
