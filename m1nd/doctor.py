@@ -74,9 +74,9 @@ class SpoolFacts:
     letters: int  # letter lines, missions included
     malformed: list[int]
     unfinished_tail: int | None
-    misdelivered_ts: list[str]  # ts of each distinct misdelivery letter, missions left out
-    held: list[tuple[int, str, str]]  # (line, id, kind)
-    answered: set[str]  # ids some spool letter answers
+    misdelivered_days: dict[str, int]  # first 10 characters of ts -> distinct misdelivery letters (no missions)
+    held: list[tuple[int, str, str, str, str]]  # (line, id, kind, repo, class)
+    answered: object  # ids some spool letter answers (a set, or a callable giving one)
 
 
 @dataclass(frozen=True)
@@ -92,12 +92,12 @@ class BoxFacts:
 def mailbox_block(spool: SpoolFacts, pending: tuple[str, ...], spool_path: str, now: datetime) -> dict:
     now_day = (now.date() - _EPOCH).days
     recent = 0
-    for ts in spool.misdelivered_ts:
-        day = day_number(ts)
+    for prefix, n in spool.misdelivered_days.items():
+        day = day_number(prefix)
         if day is not None and now_day - day <= 7 and day <= now_day + 1:
-            recent += 1
+            recent += n
     return {
-        "memory_misdelivery": len(spool.misdelivered_ts),
+        "memory_misdelivery": sum(spool.misdelivered_days.values()),
         "confusion_rate_7d": recent,
         "spool_letters": spool.letters,
         "pending_distribution": list(pending),
@@ -204,8 +204,8 @@ def _pending_check(pending: tuple[str, ...], count: int) -> Check:
                  "m1nd roster add PATH-OF-REPO")
 
 
-def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str]]:
-    """(line number, letter id, kind of secret) of every spool letter held back from
+def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str, str, str]]:
+    """(line number, letter id, kind of secret, repo, class) of every spool letter held back from
     a project box.  Letters for the medulla box are never held."""
     found = []
     for number, letter in spool.letters:
@@ -213,7 +213,7 @@ def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str]]:
             continue
         kind = likely_secret(letter.raw)
         if kind:
-            found.append((number, letter.id, kind))
+            found.append((number, letter.id, kind, letter.repo, letter.klass))
     return found
 
 
@@ -224,25 +224,29 @@ def _held_check(spool: SpoolFacts | None) -> Check:
     if not held:
         return Check("held", OK, "no letter carries a likely secret")
     # A held letter answered by a later letter has been replaced: still held, no longer news.
-    waiting = [h for h in held if h[1] not in spool.answered]
-    named = "; ".join(f"line {n} (id {lid}, {kind})" for n, lid, kind in held[:5])
+    answered = spool.answered() if callable(spool.answered) else spool.answered
+    waiting = [h for h in held if h[1] not in answered]
+    named = "; ".join(f"line {h[0]} (id {h[1]}, {h[2]})" for h in held[:5])
     more = f" and {len(held) - 5} more" if len(held) > 5 else ""
     if not waiting:
         return Check("held", OK, f"{plural(len(held), 'held letter')}, all replaced: {named}{more}")
-    n, lid, _ = waiting[0]
+    _, lid, _, repo, klass = waiting[0]
+    same = "".join(f" {flag} {shlex.quote(value)}" for flag, value in (("--repo", repo), ("--class", klass)) if value)
     return Check(
         "held", WARN,
         f"{plural(len(held), 'letter')} with a likely secret, never filed into a project box: {named}{more}",
-        f"m1nd write --what 'REDACTED VERSION' --repo REPO --class CLASS && "
-        f"m1nd answer {lid} --what 'replaced by a redacted letter'",
+        f"m1nd write --what 'REDACTED VERSION'{same} && m1nd answer {lid} --what 'replaced by a redacted letter'",
     )
 
 
 def spool_facts_from_files(run: Run, spool: FileRead) -> SpoolFacts:
     misdelivered = {hashlib.sha256(l.raw).digest(): l.ts for _, l in spool.letters
                     if l.klass == MISDELIVERY and not l.is_mission}
+    days: dict[str, int] = {}
+    for ts in misdelivered.values():
+        days[ts[:10]] = days.get(ts[:10], 0) + 1
     answered = {a for _, l in spool.letters for a in l.answers}
-    return SpoolFacts(len(spool.letters), list(spool.malformed), spool.unfinished_tail, list(misdelivered.values()),
+    return SpoolFacts(len(spool.letters), list(spool.malformed), spool.unfinished_tail, days,
                       held_letters(run, spool), answered)
 
 
@@ -301,11 +305,8 @@ def diagnose(run: Run, now: datetime, model=None) -> Report:
         return _report(run, now, None, exc.message, (), 0, box_facts_from_files(run))
     try:
         spool = model.spool
-        mis = [ts for (ts,) in model.con.execute(
-            "SELECT l.ts FROM letters l WHERE l.class = ? AND l.mission = 0 AND EXISTS"
-            " (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)", (MISDELIVERY, spool.fid))]
-        facts = SpoolFacts(model.line_count(spool), model.malformed(spool), model.tail(spool), mis, model.held(),
-                           model.spool_answered())
+        facts = SpoolFacts(model.line_count(spool), model.malformed(spool), model.tail(spool),
+                           model.spool_misdelivered_days(), model.held(), model.spool_answered)
         plan = model.plan()
         boxes = []
         for source in model.boxes:
