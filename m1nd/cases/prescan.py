@@ -159,3 +159,19 @@ def anything_new(run: Run, looked: dict, current: dict, appended: dict | None = 
         if witness_in(path, start, size):
             return True
     return False
+
+
+def look_at_spool(run: Run, looked: dict) -> tuple[bool, dict]:
+    """Look at the spool's bytes not looked at yet (before a distribution files them):
+    (a witness may be among them, `looked` with the spool's entry moved to what was seen)."""
+    looked = dict(looked)
+    path = run.paths.spool
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False, looked
+    old = looked.get(path)
+    start = old[2] if old and old[:2] == [st.st_dev, st.st_ino] and st.st_size >= old[2] else 0
+    found = start < st.st_size and witness_in(path, start, st.st_size)
+    looked[path] = [st.st_dev, st.st_ino, st.st_size]
+    return found, looked
