@@ -54,10 +54,15 @@ class FileRow:
     gen: int
 
 
+def path_key(path: str) -> bytes:
+    """A file's key in the model: its path's bytes (a path need not be UTF-8)."""
+    return os.fsencode(path)
+
+
 def load_row(con: sqlite3.Connection, path: str) -> FileRow | None:
     row = con.execute(
         "SELECT fid, dev, ino, size, mtime_ns, offset, lines, hashes, tail_line, gen FROM files WHERE path = ?",
-        (path,)).fetchone()
+        (path_key(path),)).fetchone()
     if row is None:
         return None
     return FileRow(row[0], row[1], row[2], row[3], row[4], row[5], row[6], orjson.loads(row[7]), row[8], row[9])
@@ -150,7 +155,7 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
             return row.fid, []
         gen = _next_gen(con)
         if row is None:
-            cur = con.execute("INSERT INTO files (path) VALUES (?)", (path,))
+            cur = con.execute("INSERT INTO files (path) VALUES (?)", (path_key(path),))
             row = FileRow(cur.lastrowid, -1, -1, -1, -1, 0, 0, [], None, 0)
         removed = _Removed(con)
         fid = row.fid
