@@ -280,6 +280,7 @@ def diagnose_files(run: Run, now: datetime) -> Report:
 def _report(run, now, facts, spool_error, pending, pending_count, boxes, unfiled=None, shared=None) -> Report:
     """`shared`: the ids two different letters share (from the read model), else read
     from the files."""
+    from m1nd.cases.health import cases_check
     from m1nd.gitops.health import consent_check, git_check
     from m1nd.idcheck import ids_check, ids_check_of
 
@@ -296,6 +297,7 @@ def _report(run, now, facts, spool_error, pending, pending_count, boxes, unfiled
         consent_check(run),
         git_check(run, unfiled),
         ids_check(run) if shared is None else ids_check_of(shared),
+        cases_check(run),
     ]
     return Report(mailbox, checks)
 

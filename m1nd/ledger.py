@@ -279,7 +279,10 @@ def record(paths: Paths, letters: Iterable[tuple[str, str]], observed_at: str,
         return []
     if len(_known(paths, [d for _, d in wanted])) == len({d for _, d in wanted}):
         return []
-    ensure_home(paths)
+    if create_home:
+        ensure_home(paths)
+    # A read of an existing home writes only under records/ and state/ (the read-only
+    # sweep's promise): the home's .gitignore is left to the next filing write.
     ensure_dir(records_dir(paths))
     path = ledger_path(paths)
     with lock_for(paths.locks, "ledger", path):

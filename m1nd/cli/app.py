@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import demo, doctor, examples, git, help, letters, mailbox, report, roster, show
+from m1nd.cli import cases, demo, doctor, examples, git, help, letters, mailbox, report, roster, show
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -58,3 +58,5 @@ app.command("merge-driver", epilog=examples.MERGE)(git.merge_driver)
 app.add_typer(git.hooks_app, name="hooks", epilog=examples.HOOKS)
 app.add_typer(git.hook_app, name="hook", epilog=examples.HOOK)
 app.add_typer(report.app, name="report")
+app.add_typer(cases.app, name="cases")
+app.add_typer(cases.sentinels_app, name="sentinels")

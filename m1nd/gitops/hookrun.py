@@ -149,12 +149,16 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
         run = open_run()
         # post-* hooks file only into boxes git ignores (and the medulla box); the
         # pre-commit hook also files the bound repository's consented box, which it
-        # then stages (spec/git.md section 3: safe filing).
+        # then stages (spec/git.md section 3: safe filing).  Only the pre-commit hook
+        # escalates (cases.md 2); after post-* hooks the next filing command does.
         if name == STAGE_HOOK:
+            from m1nd.cases.escalation import after_distribution, before_distribution
+
             gate = Gate(STAGE, run.bound, partial_commit=is_partial_commit(index_file))
+            before = before_distribution(run)
+            receipt = after_distribution(run, distribute(run, gate=gate), before, gate)
         else:
-            gate = Gate(HOOK, run.bound)
-        receipt = distribute(run, gate=gate)
+            receipt = distribute(run, gate=Gate(HOOK, run.bound))
     except M1ndError as exc:
         return f"m1nd: warning: the {name} hook filed nothing: {_one_line(exc)}\n"
     for problem in receipt.problems:
