@@ -94,7 +94,7 @@ def test_an_allowlist_edited_to_another_command_runs_nothing(repo, spool_path, m
 
 def test_an_unreadable_allowlist_fails_closed(repo, spool_path, m1nd_home):
     guarded(spool_path, "touch made")
-    (m1nd_home / "records").mkdir(parents=True)
+    (m1nd_home / "records").mkdir(parents=True, exist_ok=True)  # the coverage ledger may be there
     (m1nd_home / "records" / "sentinel-allow.json").write_bytes(b"{broken")
     r = run_cli("sentinels", "run")
     assert r.code == 1 and "does not parse" in r.stderr and "Traceback" not in r.stderr

@@ -9,13 +9,14 @@ into the spool.
 
 from __future__ import annotations
 
+import hashlib
+
 import orjson
 
 from m1nd import boxes
 from m1nd.boxes import Box
 from m1nd.boxindex import BoxIndex
 from m1nd.cases.fingerprints import ENGINE_AGENT
-from m1nd.letters import letter_id
 from m1nd.paths import ensure_home
 from m1nd.run import Run
 
@@ -73,7 +74,8 @@ def file_into(run: Run, box: Box, raws: list[bytes]) -> int:
         return 0
     ensure_home(run.paths)
     index = BoxIndex(box.path, run.paths.state)
-    n = boxes.append(box, [letter_id(r) for r in raws], raws, run.paths.locks, index)
+    # dedup by the full digest (mailbox.md 2: a shared 12-hex id is not the same letter)
+    n = boxes.append(box, [hashlib.sha256(r).digest() for r in raws], raws, run.paths.locks, index)
     if n:
         boxes.sync(box.path)
     index.save()
