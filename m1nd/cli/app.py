@@ -7,6 +7,7 @@ import typer
 
 from m1nd import __version__
 from m1nd.cli import demo, doctor, git, letters, mailbox, roster
+from m1nd.cli import serve
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -55,3 +56,4 @@ app.command("init")(git.init)
 app.command("merge-driver")(git.merge_driver)
 app.add_typer(git.hooks_app, name="hooks")
 app.add_typer(git.hook_app, name="hook")
+app.command("serve")(serve.serve)

@@ -1,0 +1,102 @@
+"""The Starlette application: routes, each a thin call into `source` (data) and
+`pages` (HTML); every request first passes the `guard`."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+from starlette.routing import Route
+
+from m1nd.errors import M1ndError, NotFound, UsageError
+from m1nd.serve import documents, pages
+from m1nd.serve.documents import Doc
+from m1nd.serve.guard import Guard
+from m1nd.serve.source import Mailbox
+
+JSON = "application/json"
+HTML = "text/html; charset=utf-8"
+
+
+def _json(doc: Doc) -> Response:
+    return Response(doc.body, status_code=doc.status, media_type=JSON)
+
+
+def _html(body: str, status: int = 200, csp: str = pages.PAGE_CSP) -> Response:
+    return Response(body.encode("utf-8", "surrogateescape"), status_code=status, media_type=HTML,
+                    headers={"content-security-policy": csp})
+
+
+def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None, port: int):
+    async def api(request, work) -> Response:
+        try:
+            return _json(await run_in_threadpool(work, request))
+        except M1ndError as exc:
+            return _json(documents.error(exc))
+
+    def inbox_sweep(request) -> Doc:
+        documents.only_params(request.query_params, set())
+        return mailbox.inbox_sweep()
+
+    def mailbox_doc(request) -> Doc:
+        documents.only_params(request.query_params, {"brain"})
+        return mailbox.box(request.query_params.get("brain"))
+
+    def doctor(request) -> Doc:
+        documents.only_params(request.query_params, set())
+        return mailbox.doctor()
+
+    def health(request) -> Doc:
+        documents.only_params(request.query_params, set())
+        return documents.health()
+
+    async def api_not_found(request) -> Response:
+        return _json(documents.error(NotFound(f"no such route: {request.url.path} (see the README's m1nd serve section)")))
+
+    async def page(request, work) -> Response:
+        try:
+            body = await run_in_threadpool(work, request)
+        except M1ndError as exc:
+            status = documents.STATUS.get(exc.exit_code, 500)
+            return _html(pages.problem(status, exc.message), status)
+        if isinstance(body, tuple):
+            return _html(body[1], body[0])
+        return _html(body)
+
+    def index(request):
+        return pages.index(mailbox.snapshot(), pages.Filters.parse(request.query_params))
+
+    def letter(request):
+        ident = unquote(request.path_params["ident"])
+        if not pages.ID_PREFIX.match(ident):
+            raise UsageError(f"{ident!r} is not a letter id (12 hex digits, or a prefix of at least 4)")
+        snap = mailbox.snapshot()
+        found = snap.find(ident)
+        if not found:
+            raise NotFound(f"no letter {ident}")
+        if len(found) > 1:
+            return 400, pages.candidates(ident, found)
+        return pages.thread(snap, found[0])
+
+    async def not_found(request) -> Response:
+        return _html(pages.problem(404, f"nothing at {request.url.path}"), 404)
+
+    def route(path, work, kind):
+        async def endpoint(request):
+            return await kind(request, work)
+        return Route(path, endpoint, methods=["GET", "HEAD"])
+
+    routes = [
+        route("/api/inbox_sweep", inbox_sweep, api),
+        route("/api/mailbox", mailbox_doc, api),
+        route("/api/doctor", doctor, api),
+        route("/api/health", health, api),
+        Route("/api/{rest:path}", api_not_found, methods=["GET", "HEAD"]),
+        route("/", index, page),
+        route("/letters/{ident}", letter, page),
+        Route("/{rest:path}", not_found, methods=["GET", "HEAD"]),
+    ]
+    app = Starlette(routes=routes)
+    return Guard(app, allowed_hosts, token, port)
