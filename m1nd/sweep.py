@@ -6,6 +6,7 @@ reply graph over that union.  With `distribute=False` nothing is written anywher
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from m1nd.boxes import Box, Refused, read_box
@@ -42,7 +43,7 @@ def letter_view(letter: Letter, graph: ReplyGraph) -> dict:
 @dataclass(frozen=True)
 class BoxRead:
     box: Box
-    ids: frozenset[str]  # letters of this box, missions left out
+    ids: frozenset[str]  # digests of the letters of this box, missions left out
     malformed: tuple[int, ...]
 
 
@@ -50,7 +51,7 @@ class BoxRead:
 class Sweep:
     doc: dict
     receipt: Receipt | None
-    letters: dict[str, Letter]  # the union, missions left out (in no particular order)
+    letters: dict[str, Letter]  # the union by full digest (hex), missions left out, in no particular order
     graph: ReplyGraph
     boxes: tuple[BoxRead, ...]
     problems: tuple[BoxProblem, ...]  # refused or unreadable boxes
@@ -73,8 +74,9 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
         spool = read_file(run.paths.spool)
     except (IsADirectoryError, PermissionError, OSError) as exc:
         raise M1ndError(f"cannot read spool {run.paths.spool}: {exc.strerror}") from None
+    sha256 = hashlib.sha256
     for _, letter in spool.letters:
-        union.setdefault(letter.id, letter)
+        union.setdefault(sha256(letter.raw).hexdigest(), letter)
 
     problems: list[BoxProblem] = list(receipt.problems) if receipt else []
     reported = {p.path for p in problems}
@@ -94,16 +96,18 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
             continue
         ids = set()
         for _, letter in found.letters:
+            digest = sha256(letter.raw).hexdigest()
             if not letter.is_mission:
-                ids.add(letter.id)
-            union.setdefault(letter.id, letter)
+                ids.add(digest)
+            union.setdefault(digest, letter)
         reads.append(BoxRead(box, frozenset(ids), tuple(found.malformed)))
 
     for lid in [lid for lid, l in union.items() if l.kind == "mission"]:
         del union[lid]
     letters = union  # missions left out; the document lists them by id
     graph = reply_graph(letters.values(), run.markers)
-    views = [letter_view(letters[lid], graph) for lid in sorted(letters)]
+    # Ascending id; two letters sharing an id (a 48-bit prefix) both appear, by digest.
+    views = [letter_view(letters[d], graph) for d in sorted(letters, key=lambda d: (letters[d].id, d))]
     doc = {
         "schema": SCHEMA,
         "spool_path": run.paths.spool,
@@ -115,3 +119,61 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
         "letters": views,
     }
     return Sweep(doc, receipt, letters, graph, tuple(reads), tuple(problems), tuple(spool.malformed))
+
+
+# -- the document from the read model ------------------------------------------------
+
+
+def _nested(value, level: int) -> bytes:
+    """`value` as the document shows it `level` indents deep (no leading indent)."""
+    from m1nd import jsonout
+
+    return jsonout.dumps(value)[:-1].replace(b"\n", b"\n" + b"  " * level)
+
+
+def write_document(run: Run, model, receipt: Receipt | None, out) -> dict:
+    """Stream the v0 document to the binary stream `out`, letters in id order as they
+    come from the read model: memory stays flat in the number of letters.  The bytes
+    are those of `jsonout.dumps(doc)`.  Returns the counts it wrote."""
+    import orjson
+
+    graph = model.graph()
+    state = graph.state
+    answers_to = graph.answers_to
+    opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+    dumps = orjson.dumps
+    out.write(b'{\n  "distribution": ' + _nested(receipt.as_json() if receipt else None, 1) + b',\n  "letters": [')
+    total = open_count = misdelivery = 0
+    buf = []
+    first = True
+    for letter in model.letters():
+        fate = state(letter)
+        view = {
+            "id": letter.id, "ts": letter.ts, "agent": letter.agent, "class": letter.klass,
+            "repo": letter.repo, "brain": letter.brain, "tool": letter.tool, "what": letter.what,
+            "expected": letter.expected, "snippet": letter.snippet, "answers": list(letter.answers),
+            "answered_by": answers_to(letter.id), "state": fate,
+        }
+        total += 1
+        if fate in OPEN_STATES:
+            open_count += 1
+        if letter.klass == MISDELIVERY:
+            misdelivery += 1
+        buf.append((b"\n    " if first else b",\n    ") + dumps(view, option=opts).replace(b"\n", b"\n    "))
+        first = False
+        if len(buf) >= 4096:
+            out.write(b"".join(buf))
+            buf = []
+    out.write(b"".join(buf))
+    out.write(b"\n  ]," if total else b"],")
+    rest = {
+        "misdelivery": misdelivery,
+        "open": open_count,
+        "schema": SCHEMA,
+        "spool_path": run.paths.spool,
+        "total": total,
+        "unreachable": sorted({r.label for r in run.roots.unreachable}),
+    }
+    body = _nested(rest, 0)  # "{\n  ...\n}": keep the lines inside the braces
+    out.write(b"\n" + body[2:-2] + b"\n}\n")
+    return rest

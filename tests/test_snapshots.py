@@ -48,13 +48,20 @@ def canonical(text: str) -> str:
 
 
 def tree_state(path: Path) -> list:
-    """Every entry under `path` with size, mtime and mode: to prove nothing was written."""
+    """Every entry under `path` with size, mtime and mode: to prove nothing was written.
+
+    `<home>/state/` is left out: the contract lets a read-only run keep the read model
+    there (section 6), and making it changes only the home directory's mtime."""
     state = []
+    home = os.environ["M1ND_HOME"]
+    private = os.path.join(home, "state")
     for dirpath, dirnames, filenames in os.walk(path):
         for name in dirnames + filenames:
             p = os.path.join(dirpath, name)
+            if p == private or p.startswith(private + os.sep):
+                continue
             st = os.lstat(p)
-            state.append((p, st.st_size, st.st_mtime_ns, st.st_mode))
+            state.append((p, st.st_size, None if p == home else st.st_mtime_ns, st.st_mode))
     return sorted(state)
 
 

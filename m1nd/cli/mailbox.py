@@ -29,12 +29,54 @@ def _sweep_with_progress(home, spool, roots, no_distribute: bool):
         bar.close()
 
 
+def open_read(home, spool, roots, no_distribute: bool):
+    """Open the run, distribute (unless read-only), and bring the read model current.
+    Returns (run, receipt or None, model); the model's notes are said on stderr."""
+    from m1nd.distribute import distribute as run_distribute
+    from m1nd.readmodel import open_model
+
+    run = open_run(home, spool, roots)
+    receipt = None
+    if not no_distribute:
+        bar = output.Progress("distributing")
+        try:
+            receipt = run_distribute(run, progress=bar)
+        finally:
+            bar.close()
+    model = open_model(run)
+    for note in model.notes:
+        output.warn(note)
+    return run, receipt, model
+
+
+def read_problems(model, receipt) -> list:
+    """Boxes that could not be written (the receipt) or read (the model), each once."""
+    from m1nd.distribute import BoxProblem
+
+    problems = list(receipt.problems) if receipt else []
+    reported = {p.path for p in problems}
+    for source in model.boxes:
+        if source.problem and source.path not in reported:
+            problems.append(BoxProblem(source.label, source.path, source.problem))
+    return problems
+
+
 def print_sweep_json(home, spool, roots, no_distribute: bool) -> None:
+    import sys
+
+    from m1nd.sweep import write_document
+
     with reporting(True):
-        _, result = _sweep_with_progress(home, spool, roots, no_distribute)
-    output.emit_json(result.doc)
-    _report_problems(result.problems, result.receipt)
-    if result.failed:
+        run, receipt, model = open_read(home, spool, roots, no_distribute)
+    try:
+        out = sys.stdout.buffer
+        write_document(run, model, receipt, out)
+        out.flush()
+    finally:
+        model.close()
+    problems = read_problems(model, receipt)
+    _report_problems(problems, receipt)
+    if problems:
         raise typer.Exit(1)
 
 

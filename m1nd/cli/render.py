@@ -55,16 +55,16 @@ def sweep_view(result, receipt, run) -> None:
         _counts_row(table, "spool (not filed)", count_states(graph.state(letters[i]) for i in waiting))
     con.print(table)
 
-    open_letters = [l for l in letters.values() if graph.state(l) in OPEN_STATES]
-    open_letters.sort(key=lambda l: (l.ts, l.id), reverse=True)
+    open_letters = [(d, l) for d, l in letters.items() if graph.state(l) in OPEN_STATES]
+    open_letters.sort(key=lambda dl: (dl[1].ts, dl[1].id), reverse=True)
     doc = result.doc
     con.print(f"{plural(doc['total'], 'letter')}, {doc['open']} open, {doc['misdelivery']} misdelivered")
     if open_letters:
         table = _table("Open letters, newest first")
         for col in ("ts", "box", "state", "agent", "class", "what", "id"):
             table.add_column(col, overflow="fold" if col == "what" else "ellipsis", no_wrap=col != "what")
-        for l in open_letters:
-            table.add_row(l.ts, where.get(l.id, "spool"), STATE_LABEL[graph.state(l)], l.agent, l.klass,
+        for d, l in open_letters:
+            table.add_row(l.ts, where.get(d, "spool"), STATE_LABEL[graph.state(l)], l.agent, l.klass,
                           shorten(l.what), l.id)
         con.print(table)
 

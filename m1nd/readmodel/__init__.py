@@ -1,0 +1,449 @@
+"""The read model: one persistent, derived index of every letter (spool and boxes).
+
+    from m1nd.readmodel import open_model
+    model = open_model(run)            # opened and brought current for this run
+    for letter in model.letters():     # the union, distinct by digest, id order
+        model.state(letter)            # its fate over the union
+    model.close()
+
+Never a source of truth: delete `<home>/state/readmodel.sqlite3` and every view
+prints what it printed.  Fates and counts are derived at read time (section 5 of
+the mailbox contract); what is cached is keyed by the content generations it was
+computed from.  See /work/notes/readmodel-api.md (and the README) for the API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from dataclasses import dataclass
+from typing import Iterator, NamedTuple
+
+import orjson
+
+from m1nd.boxes import Box, Refused, refusal
+from m1nd.errors import M1ndError
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK, ReplyGraph, is_receipt
+from m1nd.readmodel import store
+from m1nd.readmodel.update import refresh_file
+from m1nd.run import Run
+
+SPOOL = "spool"
+BOX = "box"
+
+
+class Source(NamedTuple):
+    """One letters file of the run: the spool, or a box."""
+
+    kind: str  # SPOOL or BOX
+    label: str  # the box label; "spool" for the spool
+    path: str
+    box: Box | None
+    fid: int | None  # None when it could not be read (see problem)
+    problem: str | None  # a refused or unreadable box
+
+    @property
+    def root(self) -> str | None:
+        return self.box.root.path if self.box is not None and self.box.root is not None else None
+
+
+class LetterRow(NamedTuple):
+    """One distinct letter.  Field names match m1nd.letters.Letter where they overlap
+    (`klass` for `class`), so fates.reply_graph and ReplyGraph.state take it."""
+
+    digest: str  # full sha256 of the raw bytes, hex
+    id: str
+    ts: str
+    sortkey: str  # `ts` in UTC for sorting (timefmt.sort_key)
+    agent: str
+    klass: str
+    repo: str
+    brain: str
+    tool: str
+    what: str
+    expected: str
+    snippet: str
+    answers: tuple[str, ...]
+    kind: str | None
+    disposition: str | None
+    fingerprint: str | None
+    case_id: str | None
+    sentinel: str | None
+
+
+class Location(NamedTuple):
+    kind: str  # SPOOL or BOX
+    label: str
+    path: str
+    root: str | None
+    line: int  # 1-based
+    offset: int  # byte offset of the line's first byte
+    length: int  # raw bytes (without `\n`)
+
+
+_COLS = ("digest, id, ts, sortkey, agent, class, repo, brain, tool, what, expected, snippet, answers, kind,"
+         " disposition, fingerprint, case_id, sentinel")
+
+
+def _row(r) -> LetterRow:
+    return LetterRow(r[0].hex(), r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
+                     tuple(orjson.loads(r[12])) if r[12] else (), r[13], r[14], r[15], r[16], r[17])
+
+
+class ReadModel:
+    def __init__(self, run: Run, con: sqlite3.Connection, persistent: bool, notes: list[str]) -> None:
+        self.run = run
+        self.con = con
+        self.persistent = persistent
+        self.notes = notes  # said once on stderr by the CLI: state rebuilt, read-only home
+        self.gens: list[int] = []  # generations this update wrote
+        self.sources: list[Source] = []
+        self._graphs: dict[str, ReplyGraph] = {}
+
+    # -- keeping current -----------------------------------------------------------
+    def refresh(self, secret_check=None) -> None:
+        run = self.run
+        sources = []
+        spool_path = run.paths.spool
+        if os.path.isdir(spool_path):
+            raise M1ndError(f"cannot read spool {spool_path}: Is a directory")
+        sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
+        for box in run.boxes():
+            sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
+        self.sources = sources
+
+    def _refresh_one(self, kind, label, path, box, secret_check, strict) -> Source:
+        if box is not None:
+            reason = refusal(box)
+            if reason:
+                return Source(kind, label, path, box, None, str(Refused(reason)))
+        try:
+            fh = open(path, "rb")
+        except FileNotFoundError:
+            fh = None
+        except OSError as exc:
+            message = f"cannot read {'spool ' if strict else ''}{path}: {exc.strerror}"
+            if strict:
+                raise M1ndError(message) from None
+            return Source(kind, label, path, box, None, message)
+        try:
+            fid, gens = refresh_file(self.con, path, fh.fileno() if fh else None, secret_check)
+        except OSError as exc:
+            message = f"cannot read {'spool ' if strict else ''}{path}: {exc.strerror}"
+            if strict:
+                raise M1ndError(message) from None
+            return Source(kind, label, path, box, None, message)
+        finally:
+            if fh is not None:
+                fh.close()
+        self.gens.extend(gens)
+        return Source(kind, label, path, box, fid, None)
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        except sqlite3.Error:
+            pass
+
+    # -- sources -----------------------------------------------------------------------
+    @property
+    def spool(self) -> Source:
+        return self.sources[0]
+
+    @property
+    def boxes(self) -> list[Source]:
+        """Every box of the run, readable or not (see Source.problem)."""
+        return self.sources[1:]
+
+    def readable_boxes(self) -> list[Source]:
+        return [s for s in self.sources[1:] if s.fid is not None]
+
+    def _fids(self, scope: Source | None) -> list[int]:
+        if scope is not None:
+            return [scope.fid] if scope.fid is not None else []
+        return sorted({s.fid for s in self.sources if s.fid is not None})
+
+    def _scope_key(self, scope: Source | None) -> str:
+        fids = self._fids(scope)
+        rows = self.con.execute(f"SELECT fid, gen FROM files WHERE fid IN ({','.join('?' * len(fids))})", fids)
+        data = sorted(rows.fetchall())
+        return hashlib.sha256(orjson.dumps([data, "union" if scope is None else "box"])).hexdigest()[:20]
+
+    def _member_sql(self, scope: Source | None, alias: str = "l") -> tuple[str, list]:
+        """SQL restricting letters to the scope (the union by default)."""
+        fids = self._fids(scope)
+        if scope is None:
+            others = self.con.execute(
+                f"SELECT 1 FROM files WHERE fid NOT IN ({','.join('?' * len(fids))}) AND lines > 0 LIMIT 1",
+                fids).fetchone()
+            if others is None:
+                return "", []
+        if not fids:
+            return " AND 0", []
+        return (f" AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = {alias}.digest"
+                f" AND c.fid IN ({','.join('?' * len(fids))}))", fids)
+
+    # -- letters -----------------------------------------------------------------------
+    def letters(self, scope: Source | None = None, order: str = "id", missions: bool = False,
+                where: str = "", args: tuple = ()) -> Iterator[LetterRow]:
+        """Distinct letters of the union (or of one box), missions left out unless
+        asked.  order: "id" (ascending id, then digest) or "newest" (by UTC time, newest
+        first, then id descending).  `where` is extra SQL over the columns of
+        `letters` (e.g. "agent = ?")."""
+        member, margs = self._member_sql(scope)
+        sql = f"SELECT {_COLS} FROM letters l WHERE 1" + ("" if missions else " AND l.mission = 0") + member
+        if where:
+            sql += f" AND ({where})"
+        sql += " ORDER BY l.id, l.digest" if order == "id" else " ORDER BY l.sortkey DESC, l.id DESC"
+        cur = self.con.execute(sql, [*margs, *args])
+        while True:
+            rows = cur.fetchmany(2000)
+            if not rows:
+                return
+            for r in rows:
+                yield _row(r)
+
+    def box_letters(self, source: Source) -> Iterator[tuple[int, LetterRow]]:
+        """(line number, letter) of one file in file order, duplicates kept, missions left out."""
+        cur = self.con.execute(
+            f"SELECT c.line, {', '.join('l.' + c.strip() for c in _COLS.split(','))} FROM copies c JOIN letters l"
+            " ON l.digest = c.digest WHERE c.fid = ? AND l.mission = 0 ORDER BY c.line", (source.fid,))
+        while True:
+            rows = cur.fetchmany(2000)
+            if not rows:
+                return
+            for r in rows:
+                yield r[0], _row(r[1:])
+
+    def by_digest(self, digest: str) -> LetterRow | None:
+        r = self.con.execute(f"SELECT {_COLS} FROM letters WHERE digest = ?", (bytes.fromhex(digest),)).fetchone()
+        return _row(r) if r else None
+
+    def by_id(self, lid: str, scope: Source | None = None, missions: bool = False) -> list[LetterRow]:
+        """Letters with exactly this 12-hex id (two when they collide), digest order."""
+        return list(self.letters(scope, missions=missions, where="l.id = ?", args=(lid,)))
+
+    def lookup(self, prefix: str, missions: bool = True) -> list[str]:
+        """Sorted distinct ids of the union starting with `prefix` (lowercase hex)."""
+        member, margs = self._member_sql(None)
+        hi = prefix + "g"  # every id with this prefix sorts below prefix + "g"
+        sql = (f"SELECT DISTINCT l.id FROM letters l WHERE l.id >= ? AND l.id < ?"
+               + ("" if missions else " AND l.mission = 0") + member + " ORDER BY l.id LIMIT 50")
+        return [r[0] for r in self.con.execute(sql, [prefix, hi, *margs])]
+
+    def first_seen(self) -> Iterator[LetterRow]:
+        """Letters this update indexed for the first time (missions included).  After
+        the state was deleted, that is every letter: the coverage ledger is the durable
+        record of first sight, this only says what to add to it."""
+        if not self.gens:
+            return iter(())
+        marks = ",".join("?" * len(self.gens))
+        return self.letters(missions=True, where=f"l.first_gen IN ({marks})", args=tuple(self.gens))
+
+    def locations(self, digest: str, scope: Source | None = None) -> list[Location]:
+        """Every copy of a letter in the run's files: spool first, then boxes in run order."""
+        by_fid = {s.fid: s for s in self.sources if s.fid is not None}
+        out = []
+        rows = self.con.execute("SELECT fid, line, offset, length FROM copies WHERE digest = ? ORDER BY fid, line",
+                                (bytes.fromhex(digest),)).fetchall()
+        order = {s.fid: i for i, s in enumerate(self.sources) if s.fid is not None}
+        for fid, line, offset, length in sorted(rows, key=lambda r: (order.get(r[0], 1 << 30), r[1])):
+            s = by_fid.get(fid)
+            if s is None or (scope is not None and s.fid != scope.fid):
+                continue
+            out.append(Location(s.kind, s.label, s.path, s.root, line, offset, length))
+        return out
+
+    def raw(self, digest: str) -> bytes | None:
+        """The letter's raw bytes, read from one of its copies (checked by digest)."""
+        for loc in self.locations(digest):
+            try:
+                with open(loc.path, "rb") as fh:
+                    fh.seek(loc.offset)
+                    data = fh.read(loc.length)
+            except OSError:
+                continue
+            if hashlib.sha256(data).hexdigest() == digest:
+                return data
+        return None
+
+    def malformed(self, source: Source) -> list[int]:
+        return [r[0] for r in self.con.execute("SELECT line FROM malformed WHERE fid = ? ORDER BY line", (source.fid,))]
+
+    def conflict_lines(self, source: Source) -> list[int]:
+        return [r[0] for r in self.con.execute(
+            "SELECT line FROM malformed WHERE fid = ? AND conflict = 1 ORDER BY line", (source.fid,))]
+
+    def tail(self, source: Source) -> int | None:
+        row = self.con.execute("SELECT tail_line FROM files WHERE fid = ?", (source.fid,)).fetchone()
+        return row[0] if row else None
+
+    def line_count(self, source: Source, missions: bool = True) -> int:
+        """Letter lines of one file (per line, duplicates counted)."""
+        sql = "SELECT count(*) FROM copies c" + ("" if missions else " JOIN letters l ON l.digest = c.digest")
+        sql += " WHERE c.fid = ?" + ("" if missions else " AND l.mission = 0")
+        return self.con.execute(sql, (source.fid,)).fetchone()[0]
+
+    # -- fates -------------------------------------------------------------------------
+    def graph(self, scope: Source | None = None) -> ReplyGraph:
+        """The reply graph over the union (or one box): derived, cached by content."""
+        key = "graph:" + self._scope_key(scope)
+        if key in self._graphs:
+            return self._graphs[key]
+        cached = self._cache_get(key)
+        if cached is None:
+            member, margs = self._member_sql(scope)
+            closed, picked, answered_by = set(), set(), {}
+            for lid, klass, answers in self.con.execute(
+                    "SELECT l.id, l.class, l.answers FROM letters l WHERE l.reply = 1 AND l.mission = 0" + member,
+                    margs):
+                receipt = len(klass) == 6 and klass.isascii() and klass.lower() == "triage"
+                target = closed if receipt else picked
+                for answered in orjson.loads(answers):
+                    target.add(answered)
+                    answered_by.setdefault(answered, []).append(lid)
+            for ids in answered_by.values():
+                ids.sort()
+            cached = {"closed": sorted(closed), "picked": sorted(picked), "answered_by": answered_by}
+            self._cache_put(key, cached)
+        graph = ReplyGraph(frozenset(cached["closed"]), frozenset(cached["picked"]), cached["answered_by"],
+                           tuple(m.lower() for m in self.run.markers))
+        self._graphs[key] = graph
+        return graph
+
+    def state(self, letter, scope: Source | None = None) -> str:
+        return self.graph(scope).state(letter)
+
+    def counts(self, scope: Source | None = None) -> dict[str, int]:
+        """Fate counts over the union (or one box, fates from that box alone):
+        wet_ink, in_flight, fired_clay, external, open, open_work, total, replies,
+        misdelivery (class exactly memory_misdelivery)."""
+        key = f"counts:{self._scope_key(scope)}:{','.join(self.run.markers)}"
+        cached = self._cache_get(key)
+        if cached is None:
+            member, margs = self._member_sql(scope)
+            cached = self._count(member, margs, self.graph(scope))
+            self._cache_put(key, cached)
+        return cached
+
+    def box_counts(self) -> tuple[list[tuple[Source, dict]], dict | None]:
+        """Per readable box its counts with fates over the union (the sweep's table),
+        and the counts of the union's letters in no box ("spool (not filed)"), or None
+        when there are none."""
+        graph = self.graph()
+        key = f"boxcounts:{self._scope_key(None)}:{','.join(self.run.markers)}"
+        cached = self._cache_get(key)
+        boxes = self.readable_boxes()
+        if cached is None:
+            cached = {}
+            for s in boxes:
+                cached[str(s.fid)] = self._count(
+                    " AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)", [s.fid], graph)
+            fids = [s.fid for s in boxes]
+            marks = ",".join("?" * len(fids))
+            not_filed = " AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)"
+            if fids:
+                not_filed += (f" AND NOT EXISTS (SELECT 1 FROM copies c2 WHERE c2.digest = l.digest"
+                              f" AND c2.fid IN ({marks}))")
+            cached["spool"] = self._count(not_filed, [self.spool.fid, *fids], graph)
+            self._cache_put(key, cached)
+        rows = [(s, cached[str(s.fid)]) for s in boxes]
+        spool = cached["spool"]
+        return rows, (spool if spool["total"] else None)
+
+    def _count(self, member: str, margs: list, graph: ReplyGraph) -> dict[str, int]:
+        external = graph.is_external
+        total = [0, 0]  # by reply flag
+        ext = [0, 0]
+        misdelivery = 0
+        for tool, reply, n, mis in self.con.execute(
+                "SELECT l.tool, l.reply, count(*), sum(l.class = 'memory_misdelivery') FROM letters l"
+                " WHERE l.mission = 0" + member + " GROUP BY l.tool, l.reply", margs):
+            total[reply] += n
+            misdelivery += mis
+            if external(tool):
+                ext[reply] += n
+        fired = [0, 0]
+        flight = [0, 0]
+        targets = graph.closed | graph.picked_up
+        if targets:
+            self.con.execute("CREATE TEMP TABLE IF NOT EXISTS targets (id TEXT PRIMARY KEY) WITHOUT ROWID")
+            self.con.execute("DELETE FROM temp.targets")
+            self.con.executemany("INSERT INTO temp.targets VALUES (?)", [(t,) for t in targets])
+            for lid, tool, reply in self.con.execute(
+                    "SELECT l.id, l.tool, l.reply FROM temp.targets t JOIN letters l ON l.id = t.id"
+                    " WHERE l.mission = 0" + member, margs):
+                if external(tool):
+                    continue
+                if lid in graph.closed:
+                    fired[reply] += 1
+                else:
+                    flight[reply] += 1
+            self.con.execute("DELETE FROM temp.targets")
+        wet = [total[i] - ext[i] - fired[i] - flight[i] for i in (0, 1)]
+        return {
+            WET_INK: sum(wet), IN_FLIGHT: sum(flight), FIRED_CLAY: sum(fired), EXTERNAL: sum(ext),
+            "open": sum(wet) + sum(flight), "open_work": wet[0] + flight[0],
+            "total": sum(total), "replies": total[1], "misdelivery": misdelivery,
+        }
+
+    # -- the cache -----------------------------------------------------------------------
+    def _cache_get(self, key: str):
+        row = self.con.execute("SELECT value FROM cache WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return orjson.loads(row[0])
+        except orjson.JSONDecodeError:
+            return None
+
+    def _cache_put(self, key: str, value) -> None:
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+            self.con.execute("INSERT OR REPLACE INTO cache (key, value) VALUES (?, ?)", (key, orjson.dumps(value)))
+            self.con.execute("DELETE FROM cache WHERE n <= (SELECT max(n) FROM cache) - 64")
+            self.con.execute("COMMIT")
+        except sqlite3.Error:
+            if self.con.in_transaction:
+                self.con.execute("ROLLBACK")
+
+
+STATE_ORDER = STATES
+
+
+def open_model(run: Run, secret_check=None) -> ReadModel:
+    """The read model for this run, brought current with the run's files.
+
+    Never fails for the model's own sake: a database that does not verify is
+    rebuilt (a note in `model.notes`), and a home where nothing can be written
+    gets a model built in memory from the files (with a note).  Raises M1ndError
+    only for what the files themselves make fail (an unreadable spool)."""
+    if not os.path.isdir(run.paths.home):
+        # No home yet: nothing to keep a model in, and a read must not create one.
+        con, persistent, notes = store.open_memory(), False, []
+    else:
+        con, persistent, notes = store.open_db(run.paths.state)
+    if not persistent and os.path.isdir(run.paths.home):
+        notes.append(f"cannot write the read model under {run.paths.state}: reading the files directly (slower)")
+    model = ReadModel(run, con, persistent, notes)
+    try:
+        model.refresh(secret_check)
+    except sqlite3.DatabaseError as exc:
+        # Damaged under us (a page torn on disk): start over from the files.
+        model.close()
+        if persistent:
+            store._remove(store.db_path(run.paths.state))
+            con, persistent, more = store.open_db(run.paths.state)
+            notes = notes + [f"read model {store.db_path(run.paths.state)} does not verify ({exc}): rebuilt from the files"] + more
+        else:
+            raise
+        model = ReadModel(run, con, persistent, notes)
+        model.refresh(secret_check)
+    except BaseException:
+        model.close()
+        raise
+    return model
+
+
+__all__ = ["open_model", "ReadModel", "LetterRow", "Location", "Source", "SPOOL", "BOX", "is_receipt"]

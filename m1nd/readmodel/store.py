@@ -1,0 +1,155 @@
+"""The read model's database: one SQLite file under `<home>/state/`.
+
+A derived index of every letter the spool and the boxes hold, never a source of
+truth: deleting it changes no output, the next command rebuilds it.  Keyed by the
+full sha256 digest of a letter's raw bytes (the 12-hex id is a prefix and may be
+shared by two different letters).
+
+Tables:
+- `files`: each letter file indexed (the spool, boxes) with the identity and
+  content checksums it had when last indexed (as boxindex.py verifies boxes), the
+  byte offset and line count indexed so far, its unfinished tail, and a generation
+  number bumped whenever its indexed content changes;
+- `letters`: one row per distinct letter (digest) with the indexed fields;
+- `copies`: where each letter sits (file, line number, byte offset, length);
+- `malformed`: malformed lines by file and line number;
+- `cache`: aggregates derived from the rest, keyed by the generations they were
+  computed from (a shortcut only).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+SCHEMA_VERSION = 3
+DB_NAME = "readmodel.sqlite3"
+BUSY_MS = 60_000
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    fid INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    dev INTEGER NOT NULL DEFAULT -1, ino INTEGER NOT NULL DEFAULT -1,
+    size INTEGER NOT NULL DEFAULT -1, mtime_ns INTEGER NOT NULL DEFAULT -1,
+    offset INTEGER NOT NULL DEFAULT 0, lines INTEGER NOT NULL DEFAULT 0,
+    hashes TEXT NOT NULL DEFAULT '[]',
+    tail_line INTEGER, gen INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS letters (
+    digest BLOB PRIMARY KEY,
+    id TEXT NOT NULL, ts TEXT NOT NULL, sortkey TEXT NOT NULL,
+    agent TEXT NOT NULL, class TEXT NOT NULL, repo TEXT NOT NULL, brain TEXT NOT NULL,
+    tool TEXT NOT NULL, what TEXT NOT NULL, expected TEXT NOT NULL, snippet TEXT NOT NULL,
+    answers TEXT, kind TEXT,
+    disposition TEXT, fingerprint TEXT, case_id TEXT, sentinel TEXT,
+    mission INTEGER NOT NULL, reply INTEGER NOT NULL, secret TEXT,
+    first_gen INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS letters_id ON letters (id, digest);
+CREATE INDEX IF NOT EXISTS letters_newest ON letters (sortkey, id);
+CREATE INDEX IF NOT EXISTS letters_replies ON letters (reply) WHERE reply = 1;
+CREATE INDEX IF NOT EXISTS letters_first ON letters (first_gen);
+CREATE TABLE IF NOT EXISTS copies (
+    fid INTEGER NOT NULL, line INTEGER NOT NULL, digest BLOB NOT NULL,
+    offset INTEGER NOT NULL, length INTEGER NOT NULL,
+    PRIMARY KEY (fid, line)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS copies_digest ON copies (digest, fid);
+CREATE TABLE IF NOT EXISTS malformed (
+    fid INTEGER NOT NULL, line INTEGER NOT NULL, conflict INTEGER NOT NULL,
+    PRIMARY KEY (fid, line)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS cache (n INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value BLOB NOT NULL);
+"""
+
+
+class Unusable(Exception):
+    """The database cannot be opened for writing (read-only home, no space)."""
+
+
+def db_path(state_dir: str) -> str:
+    return os.path.join(state_dir, DB_NAME)
+
+
+def connect(path: str) -> sqlite3.Connection:
+    con = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+    con.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+    return con
+
+
+def _prepare(con: sqlite3.Connection, in_memory: bool) -> None:
+    if not in_memory:
+        mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise sqlite3.DatabaseError(f"journal mode {mode}")
+    con.execute("PRAGMA synchronous = NORMAL")
+    con.execute("PRAGMA cache_size = -32000")  # 32 MB page cache: memory stays flat in N
+    con.execute("PRAGMA temp_store = FILE")
+    row = None
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise
+    if row is not None and row[0] != str(SCHEMA_VERSION):
+        raise sqlite3.DatabaseError(f"schema version {row[0]}")
+    con.executescript(SCHEMA)  # idempotent: every statement is IF NOT EXISTS
+    con.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(SCHEMA_VERSION),))
+    con.execute("INSERT OR IGNORE INTO meta VALUES ('gen', '0')")
+    # A quick check of the file's structure: a database that is not one (or a
+    # half-written page) fails here rather than in the middle of a view.
+    con.execute("SELECT count(*) FROM files").fetchone()
+
+
+def open_db(state_dir: str) -> tuple[sqlite3.Connection, bool, list[str]]:
+    """(connection, persistent, notes).  A database that does not verify is removed
+    and rebuilt (one note); a home where nothing can be written gets an in-memory
+    database built from the files (persistent False)."""
+    notes: list[str] = []
+    path = db_path(state_dir)
+    for attempt in (1, 2):
+        try:
+            os.makedirs(state_dir, mode=0o700, exist_ok=True)
+            if os.path.lexists(path) and not os.path.isfile(path):
+                raise Unusable(f"{path} is not a regular file")
+            con = connect(path)
+            try:
+                _prepare(con, in_memory=False)
+            except BaseException:
+                con.close()
+                raise
+            return con, True, notes
+        except sqlite3.DatabaseError as exc:
+            if _readonly(exc):
+                break
+            if attempt == 2:
+                break
+            notes.append(f"read model {path} does not verify ({exc}): rebuilt from the files")
+            _remove(path)
+        except (OSError, Unusable) as exc:
+            del exc
+            break
+    return open_memory(), False, notes
+
+
+def open_memory() -> sqlite3.Connection:
+    con = sqlite3.connect(":memory:", isolation_level=None)
+    _prepare(con, in_memory=True)
+    return con
+
+
+def _readonly(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text or "disk i/o" in text
+
+
+def _remove(path: str) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(path + suffix)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            pass

@@ -1,0 +1,233 @@
+"""Keeping the read model current, one letters file at a time.
+
+A file is verified the way boxindex.py verifies boxes: untouched since it was last
+indexed (same device, inode, size and mtime) costs one fstat; a file that changed
+in place is checked against the CRC-32 checksums of the bytes indexed so far, and
+when it only grew, only the new bytes are read; a file that was replaced (a git
+checkout writes a new file), truncated or rewritten anywhere is indexed again from
+its first byte.  Each file's update is one SQLite transaction, so a process killed
+at any point leaves the model as it was before that file's update.
+
+A final line without `\\n` may still be growing (a writer mid-append): it is
+indexed as a letter when it parses, but the offset stays before it, so the next
+update reads it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from dataclasses import dataclass
+
+import orjson
+
+from m1nd.boxindex import region_hashes
+from m1nd.letters import iter_raw, load
+from m1nd.timefmt import sort_key
+
+BATCH = 900  # lines per batch (SQLite's default limit on bound parameters is higher)
+CONFLICT_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ")
+EXTRA = ("disposition", "fingerprint", "case_id", "sentinel")
+
+_INSERT_LETTER = (
+    "INSERT OR IGNORE INTO letters (digest, id, ts, sortkey, agent, class, repo, brain, tool, what, expected,"
+    " snippet, answers, kind, disposition, fingerprint, case_id, sentinel, mission, reply, secret, first_gen)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+@dataclass
+class FileRow:
+    fid: int
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    offset: int
+    lines: int
+    hashes: list[str]
+    tail_line: int | None
+    gen: int
+
+
+def load_row(con: sqlite3.Connection, path: str) -> FileRow | None:
+    row = con.execute(
+        "SELECT fid, dev, ino, size, mtime_ns, offset, lines, hashes, tail_line, gen FROM files WHERE path = ?",
+        (path,)).fetchone()
+    if row is None:
+        return None
+    return FileRow(row[0], row[1], row[2], row[3], row[4], row[5], row[6], orjson.loads(row[7]), row[8], row[9])
+
+
+def unchanged(row: FileRow | None, st: os.stat_result | None) -> bool:
+    if st is None:
+        return row is None or (row.size == 0 and row.offset == 0 and row.tail_line is None and row.ino == -1)
+    return row is not None and (row.dev, row.ino, row.size, row.mtime_ns) == (
+        st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _extra(value) -> str | None:
+    if value is None:
+        return None
+    if type(value) is str:
+        return value
+    return orjson.dumps(value).decode()
+
+
+def letter_row(digest: bytes, raw: bytes, obj: dict, gen: int, secret_check) -> tuple:
+    get = obj.get
+    answers = get("answers")
+    kind = get("kind")
+    ts = get("ts", "")
+    return (
+        digest, digest.hex()[:12], ts, sort_key(ts), get("agent", ""), get("class", ""), get("repo", ""),
+        get("brain", ""), get("tool", ""), get("what", ""), get("expected", ""), get("snippet", ""),
+        orjson.dumps(answers).decode() if answers else None, kind,
+        _extra(get("disposition")), _extra(get("fingerprint")), _extra(get("case_id")), _extra(get("sentinel")),
+        1 if kind == "mission" else 0, 1 if answers else 0,
+        (secret_check(raw) or "") if secret_check else None, gen,
+    )
+
+
+def _next_gen(con: sqlite3.Connection) -> int:
+    gen = int(con.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()[0]) + 1
+    con.execute("UPDATE meta SET value = ? WHERE key = 'gen'", (str(gen),))
+    return gen
+
+
+class _Removed:
+    """Digests whose copies were dropped during this update: letters left with no
+    copy at all are deleted at the end (after the new lines are in, so a letter
+    read again keeps its first generation)."""
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS removed (digest BLOB PRIMARY KEY) WITHOUT ROWID")
+        con.execute("DELETE FROM temp.removed")
+        self.any = False
+
+    def take(self, where: str, args: tuple) -> None:
+        cur = self.con.execute(f"INSERT OR IGNORE INTO temp.removed SELECT digest FROM copies WHERE {where}", args)
+        if cur.rowcount:
+            self.any = True
+        self.con.execute(f"DELETE FROM copies WHERE {where}", args)
+
+    def collect(self) -> None:
+        if self.any:
+            self.con.execute(
+                "DELETE FROM letters WHERE digest IN (SELECT r.digest FROM temp.removed r WHERE NOT EXISTS"
+                " (SELECT 1 FROM copies c WHERE c.digest = r.digest))")
+        self.con.execute("DELETE FROM temp.removed")
+
+
+def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_check=None) -> tuple[int, list[int]]:
+    """Bring one file's part of the model up to the file's content.  `fd` is the
+    open file (None: the file does not exist).  Returns (fid, generations written)."""
+    st = os.fstat(fd) if fd is not None else None
+    row = load_row(con, path)
+    if row is not None and unchanged(row, st):
+        return row.fid, []
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        row = load_row(con, path)  # lock, re-check, act: another process may have done it
+        if row is not None and unchanged(row, st):
+            con.execute("COMMIT")
+            return row.fid, []
+        gen = _next_gen(con)
+        if row is None:
+            cur = con.execute("INSERT INTO files (path) VALUES (?)", (path,))
+            row = FileRow(cur.lastrowid, -1, -1, -1, -1, 0, 0, [], None, 0)
+        removed = _Removed(con)
+        fid = row.fid
+        grew = (
+            st is not None and (st.st_dev, st.st_ino) == (row.dev, row.ino) and st.st_size >= row.offset
+            and region_hashes(fd, row.offset) == row.hashes
+        )
+        if not grew:
+            removed.take("fid = ?", (fid,))
+            con.execute("DELETE FROM malformed WHERE fid = ?", (fid,))
+            row.offset, row.lines, row.hashes = 0, 0, []
+        else:
+            removed.take("fid = ? AND line > ?", (fid, row.lines))  # a last line that may have grown
+        if st is None:
+            con.execute(
+                "UPDATE files SET dev = -1, ino = -1, size = 0, mtime_ns = -1, offset = 0, lines = 0, hashes = '[]',"
+                " tail_line = NULL, gen = ? WHERE fid = ?", (gen, fid))
+        else:
+            offset, lines, tail, read_to = _read(con, fid, fd, row.offset, row.lines, gen, secret_check)
+            hashes = region_hashes(fd, offset, row.hashes, row.offset)
+            after = os.fstat(fd)
+            # Record the file's stat only when everything up to its end was read:
+            # bytes appended while we read must make the next update look again.
+            size, mtime = (after.st_size, after.st_mtime_ns) if after.st_size == read_to else (-1, -1)
+            con.execute(
+                "UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ns = ?, offset = ?, lines = ?, hashes = ?,"
+                " tail_line = ?, gen = ? WHERE fid = ?",
+                (after.st_dev, after.st_ino, size, mtime, offset, lines, orjson.dumps(hashes).decode(), tail,
+                 gen, fid))
+        removed.collect()
+        con.execute("COMMIT")
+        return fid, [gen]
+    except BaseException:
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        raise
+
+
+def _read(con, fid: int, fd: int, offset: int, lines: int, gen: int, secret_check):
+    """Index the lines from `offset`.  Returns (offset and line count of the
+    terminated lines read, unfinished tail line or None, bytes read up to)."""
+    sha256 = hashlib.sha256
+    pending: list[tuple[int, int, int, bytes, bool]] = []  # (line, start, length, raw, terminated)
+    tail = None
+    read_to = offset
+    n = lines
+    with os.fdopen(os.dup(fd), "rb") as fh:
+        for start, end, raw, terminated in iter_raw(fh, offset):
+            n += 1
+            read_to = end
+            if terminated:
+                offset, lines = end, n
+            if not raw or raw.isspace():
+                continue
+            pending.append((n, start, len(raw), raw, terminated))
+            if len(pending) >= BATCH:
+                tail = _flush(con, fid, pending, gen, secret_check) or tail
+                pending = []
+        if pending:
+            tail = _flush(con, fid, pending, gen, secret_check) or tail
+    del sha256
+    return offset, lines, tail, read_to
+
+
+def _flush(con, fid: int, batch, gen: int, secret_check) -> int | None:
+    sha256 = hashlib.sha256
+    digests = [sha256(item[3]).digest() for item in batch]
+    marks = ",".join("?" * len(digests))
+    known = {r[0] for r in con.execute(f"SELECT digest FROM letters WHERE digest IN ({marks})", digests)}
+    new_letters = []
+    copies = []
+    malformed = []
+    tail = None
+    for (number, start, length, raw, terminated), digest in zip(batch, digests):
+        if digest in known:
+            copies.append((fid, number, digest, start, length))
+            continue
+        obj = load(raw)
+        if obj is None:
+            if terminated:
+                malformed.append((fid, number, 1 if raw.startswith(CONFLICT_MARKERS) else 0))
+            else:
+                tail = number
+            continue
+        known.add(digest)
+        new_letters.append(letter_row(digest, raw, obj, gen, secret_check))
+        copies.append((fid, number, digest, start, length))
+    if new_letters:
+        con.executemany(_INSERT_LETTER, new_letters)
+    if copies:
+        con.executemany("INSERT OR REPLACE INTO copies VALUES (?,?,?,?,?)", copies)
+    if malformed:
+        con.executemany("INSERT OR REPLACE INTO malformed VALUES (?,?,?)", malformed)
+    return tail
