@@ -66,19 +66,19 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         return _html(body)
 
     def index(request):
-        return pages.index(mailbox.snapshot(), pages.Filters.parse(request.query_params))
+        filters = pages.Filters.parse(request.query_params)
+        return mailbox.index(filters, lambda data: pages.index(data, filters))
+
+    def show_thread(data):
+        if data.candidates:
+            return 400, pages.candidates(data.focus, data.candidates)
+        return pages.thread(data)
 
     def letter(request):
         ident = unquote(request.path_params["ident"])
         if not pages.ID_PREFIX.match(ident):
             raise UsageError(f"{ident!r} is not a letter id (12 hex digits, or a prefix of at least 4)")
-        snap = mailbox.snapshot()
-        found = snap.find(ident)
-        if not found:
-            raise NotFound(f"no letter {ident}")
-        if len(found) > 1:
-            return 400, pages.candidates(ident, found)
-        return pages.thread(snap, found[0])
+        return mailbox.letter(ident.lower(), show_thread)
 
     async def not_found(request) -> Response:
         return _html(pages.problem(404, f"nothing at {request.url.path}"), 404)

@@ -17,7 +17,8 @@ import orjson
 from m1nd import __version__
 from m1nd.errors import UsageError
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK
-from m1nd.serve.source import Snapshot, sort_key
+from m1nd.serve.source import SPOOL_ROW, IndexData, ThreadData
+from m1nd.timefmt import parse_ts
 from m1nd.serve.style import CSS, CSS_HASH
 
 PAGE_CSP = (f"default-src 'none'; style-src {CSS_HASH}; img-src 'self' data:; form-action 'self'; "
@@ -30,7 +31,14 @@ STATE_CHOICE = {"open": "open", "in_flight": "in flight", "answered": "answered"
 PAGE_SIZE = 50
 MAX_LIMIT = 500
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-ID_PREFIX = re.compile(r"^[0-9a-fA-F]{4,64}$")
+ID_PREFIX = re.compile(r"^[0-9a-fA-F]{4,12}$")
+
+
+def time_key(ts: str) -> str:
+    """The read model's sort key of a filter time (a date alone is its midnight UTC)."""
+    from m1nd.timefmt import sort_key
+
+    return sort_key(ts.strip())
 
 
 def _visible(match: re.Match) -> str:
@@ -77,7 +85,7 @@ class Filters:
         if state not in STATE_FILTER:
             raise UsageError(f"unknown state {state!r} (choose from {', '.join(STATE_FILTER)})")
         for key in ("since", "until"):
-            if one(key) and sort_key(one(key)) == float("-inf"):
+            if one(key) and parse_ts(one(key)) is None:
                 raise UsageError(f"{key} {one(key)!r} is not an ISO 8601 time (for example 2026-05-01 or 2026-05-01T09:00:00Z)")
 
         def number(key: str, default: int, low: int, high: int) -> int:
@@ -102,33 +110,16 @@ class Filters:
         qs = urlencode([(k, v) for k, v in pairs if v])
         return "/" + (f"?{qs}" if qs else "")
 
-    def select(self, snap: Snapshot) -> list[str]:
-        keep = STATE_FILTER[self.state]
-        since = sort_key(self.since) if self.since else None
-        until = sort_key(self.until) if self.until else None
-        needle = self.q.casefold()
-        agent, klass, tool = self.agent.casefold(), self.klass.casefold(), self.tool.casefold()
-        out = []
-        for i in snap.newest_first:
-            letter = snap.letters[i]
-            if snap.state[i] not in keep or (letter.answers and not self.replies):
-                continue
-            if self.box and snap.where[i] != self.box:
-                continue
-            if agent and letter.agent.casefold() != agent:
-                continue
-            if klass and letter.klass.casefold() != klass:
-                continue
-            if tool and letter.tool.casefold() != tool:
-                continue
-            if since is not None and snap.when[i] < since:
-                continue
-            if until is not None and snap.when[i] > until:
-                continue
-            if needle and needle not in letter.what.casefold():
-                continue
-            out.append(i)
-        return out
+    def states(self) -> tuple[str, ...]:
+        return STATE_FILTER[self.state]
+
+    @property
+    def since_key(self) -> str:
+        return time_key(self.since)
+
+    @property
+    def until_key(self) -> str:
+        return time_key(self.until)
 
 
 NAV = (("letters", "/", "Letters"),)
@@ -155,10 +146,10 @@ def _count(f: Filters, label: str, key: str, number: int, state: str | None) -> 
     return f'<a href="{attr(f.query(state=state))}">{inner}</a>'
 
 
-def boxes_section(snap: Snapshot, f: Filters) -> str:
+def boxes_section(data: IndexData, f: Filters) -> str:
     cards = []
-    for row in snap.boxes:
-        c, label = row["counts"], row["label"]
+    for box in data.boxes:
+        c, label = box.counts, box.label
         g = replace(f, box=label)
         counts = "".join([
             _count(g, "open work", "open_work", c["open_work"], "open"),
@@ -167,8 +158,8 @@ def boxes_section(snap: Snapshot, f: Filters) -> str:
             _count(g, "external", EXTERNAL, c[EXTERNAL], "external"),
             _count(g, "total", "total", c["total"], "all"),
         ])
-        where = row["path"] or ("letters that wait in the spool: not filed into any box yet"
-                                if label == "spool" else "private to this home")
+        where = box.path or ("letters that wait in the spool: not filed into any box yet"
+                             if label == SPOOL_ROW else "private to this home")
         here = " here" if f.box == label else ""
         cards.append(f'<div class="box{here}"><a class="label" href="{attr(f.query(box=label))}">{text(label)}</a>'
                      f'<div class="path">{text(where)}</div><div class="counts">{counts}</div></div>')
@@ -182,12 +173,15 @@ def _option(value: str, word: str, chosen: str) -> str:
     return f'<option value="{attr(value)}"{sel}>{text(word)}</option>'
 
 
-def filter_form(snap: Snapshot, f: Filters) -> str:
+def filter_form(data: IndexData, f: Filters) -> str:
     states = "".join(_option(k, w, f.state) for k, w in STATE_CHOICE.items())
-    boxes = _option("", "every box", f.box) + "".join(_option(r["label"], r["label"], f.box) for r in snap.boxes)
+    labels = [b.label for b in data.boxes]
+    if f.box and f.box not in labels:
+        labels.append(f.box)
+    boxes = _option("", "every box", f.box) + "".join(_option(label, label, f.box) for label in labels)
 
-    def field(name: str, label: str, value: str, kind: str = "text", extra: str = "") -> str:
-        return (f'<label>{text(label)}<input type="{kind}" name="{name}" value="{attr(value)}"{extra}></label>')
+    def field(name: str, label: str, value: str, extra: str = "") -> str:
+        return f'<label>{text(label)}<input type="text" name="{name}" value="{attr(value)}"{extra}></label>'
 
     return (
         '<form class="filters" method="get" action="/">'
@@ -195,8 +189,8 @@ def filter_form(snap: Snapshot, f: Filters) -> str:
         f'<label>state<select name="state">{states}</select></label>'
         f'<label>box<select name="box">{boxes}</select></label>'
         + field("agent", "agent", f.agent) + field("class", "class", f.klass) + field("tool", "tool", f.tool)
-        + field("since", "since", f.since, extra=' placeholder="2026-05-01"')
-        + field("until", "until", f.until, extra=' placeholder="2026-05-03T12:00Z"')
+        + field("since", "since", f.since, ' placeholder="2026-05-01"')
+        + field("until", "until", f.until, ' placeholder="2026-05-03T12:00:00Z"')
         + f'<label class="check"><input type="checkbox" name="replies" value="1"{" checked" if f.replies else ""}>include replies</label>'
         + '<div class="actions"><button type="submit">Filter</button><a href="/">clear</a></div></form>'
     )
@@ -210,47 +204,41 @@ def state_chips(f: Filters) -> str:
     return '<div class="chips">' + "".join(chips) + "</div>"
 
 
-def letter_row(snap: Snapshot, f: Filters, i: str) -> str:
-    letter, state = snap.letters[i], snap.state[i]
-    box = snap.where[i]
-    replies = snap.graph.answers_to(i)
-    bits = [f'<span>{text(letter.ts) or "no time"}</span>',
+def _letter_link(lid: str) -> str:
+    return f"/letters/{quote(lid)}"
+
+
+def letter_row(item, f: Filters) -> str:
+    letter, state, box = item.row, item.state, item.box
+    bits = [f'<span>{line(letter.ts) or "no time"}</span>',
             f'<a href="{attr(f.query(box=box))}">{text(box)}</a>']
     for key, word, value in (("agent", "agent", letter.agent), ("klass", "class", letter.klass),
                              ("tool", "tool", letter.tool)):
         if value:
             bits.append(f'<a href="{attr(f.query(**{key: value}))}" title="{attr(word)}">{line(value)}</a>')
-    bits.append(f'<a class="id" href="/letters/{attr(quote(i))}">{text(i)}</a>')
-    if replies:
-        bits.append(f'<span>{len(replies)} repl{"y" if len(replies) == 1 else "ies"}</span>')
+    bits.append(f'<a class="id" href="{attr(_letter_link(letter.id))}">{text(letter.id)}</a>')
+    if item.replies:
+        bits.append(f'<span>{item.replies} repl{"y" if item.replies == 1 else "ies"}</span>')
     what = line(letter.what) or '<span class="muted">(no text)</span>'
     return (f'<li class="st-{state}"><span class="badge s-{state}">{text(STATE_WORD[state])}</span>'
-            f'<a class="what" href="/letters/{attr(quote(i))}">{what}</a><div class="meta">{"".join(bits)}</div></li>')
+            f'<a class="what" href="{attr(_letter_link(letter.id))}">{what}</a><div class="meta">{"".join(bits)}</div></li>')
 
 
-def index(snap: Snapshot, f: Filters) -> str:
-    chosen = f.select(snap)
-    page = chosen[f.offset:f.offset + f.limit]
-    notices = "".join(f'<div class="notice">{text(p)}</div>' for p in snap.problems)
+def index(data: IndexData, f: Filters) -> str:
+    notices = "".join(f'<div class="notice">{text(p)}</div>' for p in data.problems)
     notices += "".join(f'<div class="notice">box {text(label)} is unreachable (its root is not a directory here)</div>'
-                       for label in snap.unreachable)
-    what = STATE_CHOICE[f.state]
-    if page:
-        shown = f"{f.offset + 1}–{f.offset + len(page)} of {len(chosen)}"
-    else:
-        shown = f"0 of {len(chosen)}"
-    rows = "".join(letter_row(snap, f, i) for i in page)
-    pager = []
-    if f.offset > 0:
-        pager.append(f'<a href="{attr(f.query(offset=max(0, f.offset - f.limit)))}">← newer</a>')
-    else:
-        pager.append("<span></span>")
-    if f.offset + f.limit < len(chosen):
+                       for label in data.unreachable)
+    shown = (f"{f.offset + 1}–{f.offset + len(data.letters)} of {data.total}" if data.letters
+             else f"0 of {data.total}")
+    rows = "".join(letter_row(item, f) for item in data.letters)
+    pager = [f'<a href="{attr(f.query(offset=max(0, f.offset - f.limit)))}">← newer</a>' if f.offset > 0
+             else "<span></span>"]
+    if f.offset + f.limit < data.total:
         pager.append(f'<a href="{attr(f.query(offset=f.offset + f.limit))}">older →</a>')
     body = (
-        f"{notices}<h1>Mailbox</h1>{boxes_section(snap, f)}"
-        f"{filter_form(snap, f)}{state_chips(f)}"
-        f'<h2>Letters: {text(what)}{", " + text(f.box) if f.box else ""} '
+        f"{notices}<h1>Mailbox</h1>{boxes_section(data, f)}"
+        f"{filter_form(data, f)}{state_chips(f)}"
+        f'<h2>Letters: {text(STATE_CHOICE[f.state])}{", " + text(f.box) if f.box else ""} '
         f'<span class="muted">({text(shown)}, newest first)</span></h2>'
         + (f'<ol class="letters">{rows}</ol>' if rows else '<p class="muted">No letter matches these filters.</p>')
         + f'<div class="pager">{"".join(pager)}</div>'
@@ -260,83 +248,54 @@ def index(snap: Snapshot, f: Filters) -> str:
 
 # the thread of one letter ------------------------------------------------------
 
-def _fields(snap: Snapshot, i: str) -> str:
-    letter = snap.letters[i]
-    try:
-        raw = orjson.loads(letter.raw)
-    except orjson.JSONDecodeError:
-        raw = {}
-    state = snap.state[i]
-    rows = [("id", f'<span class="id">{text(i)}</span>'),
+KNOWN_FIELDS = ("ts", "agent", "class", "kind", "repo", "brain", "tool")
+TEXT_FIELDS = ("what", "expected", "snippet")
+
+
+def _ids(ids) -> str:
+    return " ".join(f'<a class="id" href="{attr(_letter_link(a))}">{text(a)}</a>' for a in ids)
+
+
+def _fields(card) -> str:
+    raw, state = card.fields, card.state
+    rows = [("id", f'<span class="id">{text(card.row.id)}</span>'),
             ("state", f'<span class="badge s-{state}">{text(STATE_WORD[state])}</span>'),
-            ("box", text(snap.where[i]))]
-    known = ("ts", "agent", "class", "kind", "repo", "brain", "tool")
-    for key in known:
-        if key in raw and raw[key] not in ("", None):
+            ("box", text(card.box))]
+    for key in KNOWN_FIELDS:
+        if raw.get(key) not in ("", None):
             rows.append((key, text(raw[key])))
-    for key in ("what", "expected", "snippet"):
+    for key in TEXT_FIELDS:
         if raw.get(key):
             rows.append((key, f"<pre>{text(raw[key])}</pre>"))
-    if letter.answers:
-        rows.append(("answers", " ".join(f'<a class="id" href="/letters/{attr(quote(a))}">{text(a)}</a>'
-                                         for a in letter.answers)))
-    replies = snap.graph.answers_to(i)
-    if replies:
-        rows.append(("answered by", " ".join(f'<a class="id" href="/letters/{attr(quote(a))}">{text(a)}</a>'
-                                             for a in replies)))
-    for key in sorted(k for k in raw if k not in known + ("what", "expected", "snippet", "answers")):
+    if card.row.answers:
+        rows.append(("answers", _ids(card.row.answers)))
+    if card.answered_by:
+        rows.append(("answered by", _ids(card.answered_by)))
+    for key in sorted(k for k in raw if k not in KNOWN_FIELDS + TEXT_FIELDS + ("answers",)):
         value = raw[key]
         shown = value if isinstance(value, str) else orjson.dumps(value).decode()
         rows.append((key, f"<pre>{text(shown)}</pre>"))
     return '<dl class="fields">' + "".join(f"<dt>{text(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
 
 
-def _card(snap: Snapshot, i: str, focus: str) -> str:
-    letter, state = snap.letters[i], snap.state[i]
-    cls = " focus" if i == focus else ""
-    head = f'<a class="what" href="/letters/{attr(quote(i))}">{line(letter.what) or "(no text)"}</a>'
-    return f'<div class="letter st-{state}{cls}" id="l-{attr(i)}">{head}{_fields(snap, i)}</div>'
+def _card(card, focus: str) -> str:
+    lid = card.row.id
+    cls = " focus" if lid == focus else ""
+    head = f'<a class="what" href="{attr(_letter_link(lid))}">{line(card.row.what) or "(no text)"}</a>'
+    return f'<div class="letter st-{card.state}{cls}" id="l-{attr(lid)}">{head}{_fields(card)}</div>'
 
 
-def thread_ids(snap: Snapshot, i: str) -> tuple[list[str], dict[str, list[str]]]:
-    """The roots of the letter's thread (what it answers, up to letters that answer
-    nothing known) and, for each letter shown, its replies oldest first."""
-    roots, seen, todo = [], {i}, [i]
-    while todo:
-        cur = todo.pop()
-        parents = [a for a in snap.letters[cur].answers if a in snap.letters]
-        if not parents:
-            roots.append(cur)
-        for p in parents:
-            if p not in seen:
-                seen.add(p)
-                todo.append(p)
-    roots = sorted(set(roots), key=lambda x: (snap.when[x], x))
-    children: dict[str, list[str]] = {}
-    placed = set(roots)
-    queue = list(roots)
-    while queue:
-        cur = queue.pop(0)
-        kids = [k for k in snap.graph.answers_to(cur) if k in snap.letters and k not in placed]
-        kids = sorted(dict.fromkeys(kids), key=lambda x: (snap.when[x], x))
-        placed.update(kids)
-        children[cur] = kids
-        queue.extend(kids)
-    return roots, children
-
-
-def thread(snap: Snapshot, i: str) -> str:
-    roots, children = thread_ids(snap, i)
-
+def thread(data: ThreadData) -> str:
     def tree(ids: list[str]) -> str:
         return '<ul class="thread">' + "".join(
-            f"<li>{_card(snap, k, i)}{tree(children[k]) if children.get(k) else ''}</li>" for k in ids) + "</ul>"
+            f"<li>{_card(data.cards[k], data.focus)}{tree(data.children[k]) if data.children.get(k) else ''}</li>"
+            for k in ids) + "</ul>"
 
-    count = 1 + sum(len(v) for v in children.values()) + len(roots) - 1
-    body = (f'<p><a href="/">← mailbox</a></p><h1>Letter <span class="id">{text(i)}</span></h1>'
+    count = len(data.roots) + sum(len(v) for v in data.children.values())
+    body = (f'<p><a href="/">← mailbox</a></p><h1>Letter <span class="id">{text(data.focus)}</span></h1>'
             f'<p class="muted">Its thread: {count} letter{"s" if count != 1 else ""}, oldest first; '
-            f'this letter is outlined.</p>{tree(roots)}')
-    return layout(f"Letter {i}", body)
+            f'this letter is outlined.</p>{tree(data.roots)}')
+    return layout(f"Letter {data.focus}", body)
 
 
 def candidates(ident: str, ids: list[str]) -> str:

@@ -13,10 +13,13 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from datetime import datetime, timezone
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from io import BytesIO
 
-from m1nd.errors import M1ndError
-from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK
+import orjson
+
+from m1nd.errors import M1ndError, NotFound
 from m1nd.run import Run, open_run
 from m1nd.serve import documents
 from m1nd.serve.documents import Doc
@@ -79,61 +82,6 @@ class Kept:
             gate.set()
 
 
-def sort_key(ts: str) -> float:
-    """Seconds since the epoch of an ISO 8601 time (no zone: UTC); unparseable: -inf."""
-    try:
-        moment = datetime.fromisoformat(ts)
-    except ValueError:
-        return float("-inf")
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
-
-
-class Snapshot:
-    """The union as the page shows it: every letter with its box and fate, newest
-    first, and every box with its counts."""
-
-    def __init__(self, result) -> None:
-        letters, graph = result.letters, result.graph
-        self.letters = letters
-        self.graph = graph
-        self.where: dict[str, str] = {}
-        self.boxes: list[dict] = []
-        in_boxes: set[str] = set()
-        for read in result.boxes:
-            for i in read.ids:
-                self.where.setdefault(i, read.box.label)
-            in_boxes |= read.ids
-            self.boxes.append(self._row(read.box.label, read.box.root.path if read.box.root else None, read.ids))
-        waiting = [i for i in letters if i not in in_boxes]
-        for i in waiting:
-            self.where[i] = SPOOL_ROW
-        if waiting:
-            self.boxes.append(self._row(SPOOL_ROW, None, waiting))
-        self.state = {i: graph.state(l) for i, l in letters.items()}
-        self.when = {i: sort_key(l.ts) for i, l in letters.items()}
-        self.newest_first = sorted(letters, key=lambda i: (self.when[i], i), reverse=True)
-        self.unreachable = result.doc["unreachable"]
-        self.problems = [f"box {p.label}: {p.reason}" for p in result.problems]
-
-    def _row(self, label, path, ids) -> dict:
-        counts = {WET_INK: 0, IN_FLIGHT: 0, FIRED_CLAY: 0, EXTERNAL: 0, "open_work": 0}
-        for i in ids:
-            letter = self.letters[i]
-            state = self.graph.state(letter)
-            counts[state] += 1
-            if state in OPEN_STATES and not letter.answers:
-                counts["open_work"] += 1
-        counts["total"] = len(ids)
-        return {"label": label, "path": path, "counts": counts}
-
-    def find(self, ident: str) -> list[str]:
-        """Ids of the union that are `ident` or start with it."""
-        ident = ident.lower()
-        return sorted(i for i in self.letters if i.startswith(ident))
-
-
 class Mailbox:
     """The server's view of one home: the options `m1nd serve` was given."""
 
@@ -146,10 +94,18 @@ class Mailbox:
         return open_run(home=self.home, spool=self.spool, extra_roots=self.roots, cwd=self.cwd,
                         tolerant=tolerant)
 
-    def _sweep(self, run: Run):
-        from m1nd.sweep import sweep
+    @contextmanager
+    def model(self, run: Run):
+        """The read model, brought current for this request."""
+        from m1nd.readmodel import open_model
 
-        return sweep(run, distribute_first=False)
+        model = open_model(run)
+        try:
+            for note in model.notes:
+                _say_once(note)
+            yield model
+        finally:
+            model.close()
 
     def _kept(self, key, run: Run, build):
         return self.kept.get(key, fingerprint(run), build)
@@ -161,9 +117,17 @@ class Mailbox:
         refused, as the command prints it before exiting 1)."""
         try:
             run = self.run()
-            return self._kept("sweep-doc", run, lambda: documents.ok(self._sweep(run).doc))
+            return self._kept("sweep-doc", run, lambda: self._sweep_doc(run))
         except M1ndError as exc:
             return documents.error(exc)
+
+    def _sweep_doc(self, run: Run) -> Doc:
+        from m1nd.sweep import write_document
+
+        out = BytesIO()
+        with self.model(run) as model:
+            write_document(run, model, None, out)
+        return Doc(200, out.getvalue())
 
     def box(self, selector: str | None) -> Doc:
         """`m1nd box SELECTOR --json`."""
@@ -189,6 +153,187 @@ class Mailbox:
 
     # pages -------------------------------------------------------------------
 
-    def snapshot(self) -> Snapshot:
+    def index(self, filters, render):
+        """The mailbox page for these filters: rendered once per state of the files."""
         run = self.run()
-        return self._kept("snapshot", run, lambda: Snapshot(self._sweep(run)))
+        return self._kept(("index", filters), run, lambda: render(self._index_data(run, filters)))
+
+    def letter(self, ident: str, render):
+        run = self.run()
+        return self._kept(("letter", ident), run, lambda: render(self._thread_data(run, ident)))
+
+    def _index_data(self, run: Run, f) -> "IndexData":
+        with self.model(run) as model:
+            graph = model.graph()
+            rows, not_filed = model.box_counts()
+            boxes = [BoxData(s.label, s.root, c) for s, c in rows]
+            if not_filed:
+                boxes.append(BoxData(SPOOL_ROW, None, not_filed))
+            problems = [f"box {s.label}: {s.problem}" for s in model.boxes if s.problem]
+            unreachable = sorted({r.label for r in run.roots.unreachable})
+            scope, where, args = _letters_sql(model, f)
+            keep = f.states()
+            chosen = []
+            total = 0
+            end = f.offset + f.limit
+            for row in model.letters(scope, order="newest", where=where, args=args):
+                state = graph.state(row)
+                if state not in keep:
+                    continue
+                if f.offset <= total < end:
+                    chosen.append(LetterData(row, state, _box_of(model, row.digest),
+                                             len(graph.answers_to(row.id))))
+                total += 1
+            return IndexData(boxes, chosen, total, problems, unreachable)
+
+    def _thread_data(self, run: Run, ident: str) -> "ThreadData":
+        with self.model(run) as model:
+            graph = model.graph()
+            found = model.lookup(ident.lower(), missions=False)
+            if not found:
+                raise NotFound(f"no letter {ident}")
+            if len(found) > 1:
+                return ThreadData(ident, candidates=found)
+            focus = found[0]
+            cards: dict[str, CardData] = {}
+
+            def card(lid: str) -> "CardData | None":
+                if lid not in cards:
+                    rows = model.by_id(lid)
+                    if not rows:
+                        return None
+                    row = rows[0]
+                    raw = model.raw(row.digest)
+                    try:
+                        fields = orjson.loads(raw) if raw else {}
+                    except orjson.JSONDecodeError:
+                        fields = {}
+                    cards[lid] = CardData(row, graph.state(row), _box_of(model, row.digest),
+                                          graph.answers_to(lid), fields if isinstance(fields, dict) else {})
+                return cards[lid]
+
+            card(focus)
+            # up to the letters that answer nothing known, then every reply down from them
+            roots, seen, todo = [], {focus}, [focus]
+            while todo:
+                cur = todo.pop()
+                parents = [a for a in cards[cur].row.answers if card(a) is not None]
+                if not parents:
+                    roots.append(cur)
+                for p in parents:
+                    if p not in seen:
+                        seen.add(p)
+                        todo.append(p)
+            when = lambda lid: (cards[lid].row.sortkey, lid)  # noqa: E731
+            roots = sorted(set(roots), key=when)
+            children: dict[str, list[str]] = {}
+            placed, queue = set(roots), list(roots)
+            while queue:
+                cur = queue.pop(0)
+                kids = [k for k in dict.fromkeys(graph.answers_to(cur)) if k not in placed and card(k) is not None]
+                kids.sort(key=when)
+                placed.update(kids)
+                children[cur] = kids
+                queue.extend(kids)
+            return ThreadData(focus, roots=roots, children=children, cards=cards)
+
+
+_said: set[str] = set()
+
+
+def _say_once(note: str) -> None:
+    import sys
+
+    if note not in _said:
+        _said.add(note)
+        sys.stderr.write(f"m1nd: warning: {note}\n")
+
+
+def _box_of(model, digest: str) -> str:
+    for loc in model.locations(digest):
+        if loc.kind != "spool":
+            return loc.label
+    return SPOOL_ROW
+
+
+def ascii_lower(text: str) -> str:
+    """SQLite's lower() folds ASCII letters only: fold the query the same way."""
+    return "".join(c.lower() if c.isascii() else c for c in text)
+
+
+def _letters_sql(model, f):
+    """(scope, where, args) for the read model: every filter but the fate, which is
+    derived from the reply graph."""
+    scope = None
+    where, args = [], []
+    if f.box == SPOOL_ROW:
+        fids = [s.fid for s in model.readable_boxes()]
+        if fids:
+            where.append(f"NOT EXISTS (SELECT 1 FROM copies c2 WHERE c2.digest = l.digest"
+                         f" AND c2.fid IN ({','.join('?' * len(fids))}))")
+            args += fids
+    elif f.box:
+        match = [s for s in model.readable_boxes() if s.label == f.box]
+        if not match:
+            raise NotFound(f"no box named {f.box!r}")
+        scope = match[0]
+    if not f.replies:
+        where.append("l.reply = 0")
+    for column, value in (("agent", f.agent), ("class", f.klass), ("tool", f.tool)):
+        if value:
+            where.append(f"lower(l.{column}) = ?")
+            args.append(ascii_lower(value))
+    if f.since or f.until:
+        where.append("substr(l.sortkey, 1, 1) != '!'")
+    if f.since:
+        where.append("l.sortkey >= ?")
+        args.append(f.since_key)
+    if f.until:
+        where.append("l.sortkey <= ?")
+        args.append(f.until_key)
+    if f.q:
+        where.append("instr(lower(l.what), ?) > 0")
+        args.append(ascii_lower(f.q))
+    return scope, " AND ".join(where), tuple(args)
+
+
+@dataclass(frozen=True)
+class BoxData:
+    label: str
+    path: str | None
+    counts: dict
+
+
+@dataclass(frozen=True)
+class LetterData:
+    row: object  # a read model LetterRow
+    state: str
+    box: str
+    replies: int
+
+
+@dataclass(frozen=True)
+class IndexData:
+    boxes: list[BoxData]
+    letters: list[LetterData]
+    total: int
+    problems: list[str]
+    unreachable: list[str]
+
+
+@dataclass(frozen=True)
+class CardData:
+    row: object
+    state: str
+    box: str
+    answered_by: list[str]
+    fields: dict
+
+
+@dataclass(frozen=True)
+class ThreadData:
+    focus: str
+    candidates: list[str] = field(default_factory=list)
+    roots: list[str] = field(default_factory=list)
+    children: dict = field(default_factory=dict)
+    cards: dict = field(default_factory=dict)
