@@ -15,6 +15,7 @@ from m1nd.serve import documents, pages
 from m1nd.serve.documents import Doc
 from m1nd.serve.guard import Guard
 from m1nd.serve.source import Mailbox
+from m1nd.serve.style import ICON
 
 JSON = "application/json"
 HTML = "text/html; charset=utf-8"
@@ -80,6 +81,9 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
             raise UsageError(f"{ident!r} is not a letter id (12 hex digits, or a prefix of at least 4)")
         return mailbox.letter(ident.lower(), show_thread)
 
+    async def icon(request) -> Response:
+        return Response(ICON, media_type="image/svg+xml")
+
     async def not_found(request) -> Response:
         return _html(pages.problem(404, f"nothing at {request.url.path}"), 404)
 
@@ -96,6 +100,8 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         Route("/api/{rest:path}", api_not_found, methods=["GET", "HEAD"]),
         route("/", index, page),
         route("/letters/{ident}", letter, page),
+        Route("/favicon.svg", icon, methods=["GET", "HEAD"]),
+        Route("/favicon.ico", icon, methods=["GET", "HEAD"]),
         Route("/{rest:path}", not_found, methods=["GET", "HEAD"]),
     ]
     app = Starlette(routes=routes)

@@ -16,7 +16,7 @@ import orjson
 
 from m1nd import __version__
 from m1nd.errors import UsageError
-from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK, is_receipt
 from m1nd.serve.source import SPOOL_ROW, IndexData, ThreadData
 from m1nd.timefmt import parse_ts
 from m1nd.serve.style import CSS, CSS_HASH
@@ -133,6 +133,7 @@ def layout(title: str, body: str, here: str = "letters", nav=NAV) -> str:
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<meta name=\"color-scheme\" content=\"light dark\"><title>{text(title)} · m1nd</title>"
+        "<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\">"
         f"<style>{CSS}</style></head><body>"
         f"<header class=\"top\"><div class=\"bar\"><a class=\"brand\" href=\"/\">m1nd</a><nav>{links}</nav></div></header>"
         f"<main>{body}</main><footer>m1nd {text(__version__)} · read-only</footer></body></html>\n"
@@ -204,6 +205,14 @@ def state_chips(f: Filters) -> str:
     return '<div class="chips">' + "".join(chips) + "</div>"
 
 
+def badge(letter, state: str) -> str:
+    """The fate, or for a reply (work done, not work to do) what kind of reply."""
+    if letter.answers:
+        word = "receipt" if is_receipt(letter) else "reply"
+        return f'<span class="badge s-reply" title="{attr(STATE_WORD[state])}">{word}</span>'
+    return f'<span class="badge s-{state}">{text(STATE_WORD[state])}</span>'
+
+
 def _letter_link(lid: str) -> str:
     return f"/letters/{quote(lid)}"
 
@@ -220,7 +229,8 @@ def letter_row(item, f: Filters) -> str:
     if item.replies:
         bits.append(f'<span>{item.replies} repl{"y" if item.replies == 1 else "ies"}</span>')
     what = line(letter.what) or '<span class="muted">(no text)</span>'
-    return (f'<li class="st-{state}"><span class="badge s-{state}">{text(STATE_WORD[state])}</span>'
+    kind = "reply" if letter.answers else state
+    return (f'<li class="st-{kind}">{badge(letter, state)}'
             f'<a class="what" href="{attr(_letter_link(letter.id))}">{what}</a><div class="meta">{"".join(bits)}</div></li>')
 
 
@@ -259,7 +269,9 @@ def _ids(ids) -> str:
 def _fields(card) -> str:
     raw, state = card.fields, card.state
     rows = [("id", f'<span class="id">{text(card.row.id)}</span>'),
-            ("state", f'<span class="badge s-{state}">{text(STATE_WORD[state])}</span>'),
+            ("state", f'<span class="badge s-{state}">{text(STATE_WORD[state])}</span>'
+                      + (" <span class=\"muted\">(a reply: work done, not work to do)</span>"
+                         if card.row.answers else "")),
             ("box", text(card.box))]
     for key in KNOWN_FIELDS:
         if raw.get(key) not in ("", None):
@@ -281,8 +293,10 @@ def _fields(card) -> str:
 def _card(card, focus: str) -> str:
     lid = card.row.id
     cls = " focus" if lid == focus else ""
-    head = f'<a class="what" href="{attr(_letter_link(lid))}">{line(card.row.what) or "(no text)"}</a>'
-    return f'<div class="letter st-{card.state}{cls}" id="l-{attr(lid)}">{head}{_fields(card)}</div>'
+    head = (f'{badge(card.row, card.state)}<a class="what" href="{attr(_letter_link(lid))}">'
+            f'{line(card.row.what) or "(no text)"}</a>')
+    kind = "reply" if card.row.answers else card.state
+    return f'<div class="letter st-{kind}{cls}" id="l-{attr(lid)}">{head}{_fields(card)}</div>'
 
 
 def thread(data: ThreadData) -> str:

@@ -64,6 +64,8 @@ ol.letters li,.letter{background:var(--card);border:1px solid var(--line);border
 .badge{display:inline-block;font-size:.75rem;font-weight:600;border-radius:4px;padding:0 .4rem;margin-right:.4rem;color:#fff;background:var(--muted);white-space:nowrap}
 .badge.s-wet_ink{background:var(--open)}.badge.s-in_flight{background:var(--flight)}
 .badge.s-fired_clay{background:var(--answered)}.badge.s-external{background:var(--external)}
+.badge.s-reply{background:transparent;color:var(--muted);border:1px solid var(--line)}
+.st-reply{border-left-color:var(--line)!important}
 .pager{display:flex;justify-content:space-between;gap:1rem;margin:1rem 0}
 .thread{list-style:none;padding-left:0;margin:0}
 .thread .thread{padding-left:1rem;border-left:2px solid var(--line);margin-left:.4rem;margin-top:.45rem}
@@ -79,6 +81,13 @@ table.plain th,table.plain td{text-align:left;padding:.35rem .6rem;border-bottom
 footer{max-width:1100px;margin:2rem auto 1rem;padding:0 1rem;font-size:.8rem;color:var(--muted)}
 @media (max-width:520px){main{padding:.6rem}dl.fields{grid-template-columns:minmax(0,1fr)}dl.fields dt{margin-top:.3rem}}
 """
+
+
+# the page's icon: four dots in the colours of the four fates
+ICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+        b'<rect width="32" height="32" rx="7" fill="#1c2430"/>'
+        b'<circle cx="11" cy="11" r="5" fill="#c26a00"/><circle cx="21" cy="11" r="5" fill="#2f5bd3"/>'
+        b'<circle cx="11" cy="21" r="5" fill="#1f8a4c"/><circle cx="21" cy="21" r="5" fill="#7a8594"/></svg>')
 
 
 def csp_hash(css: str) -> str:

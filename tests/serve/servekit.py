@@ -12,6 +12,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
+from conftest import run_script
+
 ARTIFACTS = Path(os.environ.get("M1ND_TEST_ARTIFACTS") or Path(__file__).resolve().parents[2] / "test-artifacts")
 
 
@@ -63,3 +67,46 @@ class Server:
     def __exit__(self, *exc) -> None:
         if self.proc.poll() is None:
             self.stop()
+
+
+HOSTILE = ('<script>alert("x")</script><b>bold</b> <img src=x onerror=alert(1)> '
+           "&amp; [bold]y[/bold] \x1b[31mred")
+
+
+def m1nd(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return run_script(*args, cwd=cwd)
+
+
+def write(*args: str) -> str:
+    done = m1nd("write", *args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.decode().strip()
+
+
+@pytest.fixture
+def mailbox(make_repo, tmp_path):
+    """Two consenting-or-not repositories on the roster, letters of every fate, a
+    reply thread, a medulla letter, a waiting letter and a hostile one, filed."""
+    a, b = make_repo("repo-a"), make_repo("repo-b")
+    for root in (a, b):
+        assert m1nd("roster", "add", str(root)).returncode == 0
+    ids = {
+        "bug": write("--what", "seek returned a deleted node", "--repo", "repo-a", "--class", "bug",
+                     "--tool", "seek", "--agent", "agent-a", "--ts", "2026-05-01T10:00:00Z"),
+        "hostile": write("--what", HOSTILE, "--repo", "repo-a", "--class", "ux", "--agent", "agent-b",
+                         "--snippet", "<svg onload=alert(2)>", "--ts", "2026-05-02T10:00:00Z"),
+        "external": write("--what", "browser tool failed", "--repo", "repo-b", "--tool", "playwright",
+                          "--ts", "2026-04-20T08:00:00Z"),
+        "medulla": write("--what", "a thought for every project", "--brain", "medulla",
+                         "--ts", "2026-05-02T12:00:00Z"),
+        "waiting": write("--what", "for a repository not here", "--repo", "elsewhere",
+                         "--ts", "2026-05-02T13:00:00Z"),
+    }
+    done = m1nd("pickup", ids["bug"], "--what", "looking at it")
+    assert done.returncode == 0, done.stderr
+    ids["pickup"] = done.stdout.decode().split()[0]
+    done = m1nd("answer", ids["bug"], "--what", "fixed in abc123", "--disposition", "fixed")
+    assert done.returncode == 0, done.stderr
+    ids["receipt"] = done.stdout.decode().split()[0]
+    assert m1nd("distribute").returncode == 0
+    return {"a": a, "b": b, "ids": ids}
