@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 
 from m1nd.boxes import MEDULLA_LABEL, Box, Refused, project_box, read_box
 from m1nd.errors import M1ndError, NotFound, UsageError
-from m1nd.fates import count_states, reply_graph
+from m1nd.fates import OPEN_STATES, count_states, reply_graph
 from m1nd.letters import Letter
 from m1nd.run import Run
 from m1nd.sweep import letter_view
@@ -65,8 +66,44 @@ def view_box(run: Run, selector: str | None) -> BoxView:
     except OSError as exc:
         raise M1ndError(f"cannot read box {box.path}: {exc.strerror}") from None
     letters = [l for _, l in found.letters if not l.is_mission]
-    distinct = {l.id: l for l in letters}
+    distinct = {hashlib.sha256(l.raw).digest(): l for l in letters}
     graph = reply_graph(distinct.values(), run.markers)
     views = [letter_view(l, graph) for l in letters]
     counts = count_states(graph.state(l) for l in distinct.values())
+    counts["open_work"] = sum(1 for l in distinct.values() if not l.answers and graph.state(l) in OPEN_STATES)
     return BoxView(box, letters, views, counts, tuple(found.malformed))
+
+
+COUNT_KEYS = ("wet_ink", "in_flight", "fired_clay", "external", "open", "open_work")
+
+
+def model_box_json(model, source, filters, out) -> None:
+    """`m1nd box --json` from the read model, streamed: the box's letters in file
+    order (duplicates kept, missions left out), fates from this box alone; with
+    `filters`, only the matching letters.  Same bytes as `BoxView.as_json()`."""
+    import orjson
+
+    from m1nd.sweep import _nested
+
+    graph = model.graph(source)
+    counts = model.counts(source)
+    box = source.box
+    out.write(b'{\n  "counts": ' + _nested({k: counts[k] for k in COUNT_KEYS}, 1) + b',\n  "letters": [')
+    opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+    first = True
+    buf = []
+    for _, letter in model.box_letters(source):
+        fate = graph.state(letter)
+        if filters is not None and not filters.matches(letter, fate):
+            continue
+        view = letter_view(letter, graph)
+        buf.append((b"\n    " if first else b",\n    ") + orjson.dumps(view, option=opts).replace(b"\n", b"\n    "))
+        first = False
+        if len(buf) >= 4096:
+            out.write(b"".join(buf))
+            buf = []
+    out.write(b"".join(buf))
+    out.write(b"],\n" if first else b"\n  ],\n")
+    served = {"display_name": box.label, "project_root": box.root.path if box.root else None}
+    out.write(b'  "served_brain": ' + _nested(served, 1) + b"\n}\n")
+    out.flush()

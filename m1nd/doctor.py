@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shlex
@@ -66,26 +67,52 @@ def _lines_named(numbers: list[int] | tuple[int, ...]) -> str:
     return f"line{'s' if len(numbers) > 1 else ''} {shown}{more}"
 
 
-def mailbox_block(spool: FileRead, pending: tuple[str, ...], spool_path: str, now: datetime) -> dict:
+@dataclass(frozen=True)
+class SpoolFacts:
+    """What doctor needs of the spool, from the read model or from the file."""
+
+    letters: int  # letter lines, missions included
+    malformed: list[int]
+    unfinished_tail: int | None
+    misdelivered_ts: list[str]  # ts of each distinct misdelivery letter, missions left out
+    held: list[tuple[int, str, str]]  # (line, id, kind)
+    answered: set[str]  # ids some spool letter answers
+
+
+@dataclass(frozen=True)
+class BoxFacts:
+    label: str
+    path: str
+    problem: str | None  # refused / unreadable: the message
+    malformed: list[int]
+    conflicts: list[int]
+    unfinished_tail: int | None
+
+
+def mailbox_block(spool: SpoolFacts, pending: tuple[str, ...], spool_path: str, now: datetime) -> dict:
     now_day = (now.date() - _EPOCH).days
-    misdelivered = {l.id: l for _, l in spool.letters if l.klass == MISDELIVERY and not l.is_mission}
     recent = 0
-    for letter in misdelivered.values():
-        day = day_number(letter.ts)
+    for ts in spool.misdelivered_ts:
+        day = day_number(ts)
         if day is not None and now_day - day <= 7 and day <= now_day + 1:
             recent += 1
     return {
-        "memory_misdelivery": len(misdelivered),
+        "memory_misdelivery": len(spool.misdelivered_ts),
         "confusion_rate_7d": recent,
-        "spool_letters": len(spool.letters),
+        "spool_letters": spool.letters,
         "pending_distribution": list(pending),
         "spool_path": spool_path,
     }
 
 
-def _spool_check(run: Run, spool: FileRead | None, error: str | None) -> Check:
+def _spool_check(run: Run, spool: SpoolFacts | None, error: str | None) -> Check:
     if error:
-        return Check("spool", ERROR, error, f"chmod u+r {shlex.quote(run.paths.spool)}")
+        if os.path.isdir(run.paths.spool):
+            fix = (f"rmdir {shlex.quote(run.paths.spool)} (if it is empty), or point m1nd at the spool file "
+                   f"with --spool PATH or M1ND_SPOOL")
+        else:
+            fix = f"chmod u+r {shlex.quote(run.paths.spool)}"
+        return Check("spool", ERROR, error, fix)
     assert spool is not None
     problems = []
     if spool.malformed:
@@ -99,7 +126,7 @@ def _spool_check(run: Run, spool: FileRead | None, error: str | None) -> Check:
         return Check("spool", WARN, f"{run.paths.spool}: " + "; ".join(problems))
     if not os.path.exists(run.paths.spool):
         return Check("spool", OK, f"no spool yet at {run.paths.spool}")
-    return Check("spool", OK, f"{plural(len(spool.letters), 'letter')} in {run.paths.spool}")
+    return Check("spool", OK, f"{plural(spool.letters, 'letter')} in {run.paths.spool}")
 
 
 def _conflict_lines(path: str) -> list[int]:
@@ -114,26 +141,37 @@ def _conflict_lines(path: str) -> list[int]:
     return found
 
 
-def _boxes_check(run: Run) -> Check:
-    errors, warnings, read = [], [], 0
+def box_facts_from_files(run: Run) -> list[BoxFacts]:
+    out = []
     for box in run.boxes():
         try:
             found = read_box(box)
         except Refused as exc:
-            errors.append(f"{box.label} refused: {exc}")
+            out.append(BoxFacts(box.label, box.path, f"{box.label} refused: {exc}", [], [], None))
             continue
         except OSError as exc:
-            errors.append(f"{box.label}: cannot read {box.path}: {exc.strerror}")
+            out.append(BoxFacts(box.label, box.path, f"{box.label}: cannot read {box.path}: {exc.strerror}", [], [],
+                                None))
+            continue
+        conflicts = _conflict_lines(box.path)
+        out.append(BoxFacts(box.label, box.path, None, [n for n in found.malformed if n not in conflicts], conflicts,
+                            found.unfinished_tail))
+    return out
+
+
+def _boxes_check(boxes: list[BoxFacts]) -> Check:
+    errors, warnings, read = [], [], 0
+    for box in boxes:
+        if box.problem:
+            errors.append(box.problem)
             continue
         read += 1
-        conflicts = _conflict_lines(box.path)
-        malformed = [n for n in found.malformed if n not in conflicts]
-        if malformed:
-            warnings.append(f"{box.label}: {len(malformed)} malformed ({_lines_named(malformed)})")
-        if conflicts:
-            warnings.append(f"{box.label}: conflict markers at {_lines_named(conflicts)}")
-        if found.unfinished_tail:
-            warnings.append(f"{box.label}: torn last line {found.unfinished_tail}")
+        if box.malformed:
+            warnings.append(f"{box.label}: {len(box.malformed)} malformed ({_lines_named(box.malformed)})")
+        if box.conflicts:
+            warnings.append(f"{box.label}: conflict markers at {_lines_named(box.conflicts)}")
+        if box.unfinished_tail:
+            warnings.append(f"{box.label}: torn last line {box.unfinished_tail}")
     if errors:
         return Check("boxes", ERROR, "; ".join(errors + warnings),
                      "replace the symlink or odd file with a real one, then: m1nd distribute")
@@ -179,15 +217,14 @@ def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str]]:
     return found
 
 
-def _held_check(run: Run, spool: FileRead | None) -> Check:
+def _held_check(spool: SpoolFacts | None) -> Check:
     if spool is None:
         return Check("held", OK, "the spool cannot be read")
-    held = held_letters(run, spool)
+    held = spool.held
     if not held:
         return Check("held", OK, "no letter carries a likely secret")
     # A held letter answered by a later letter has been replaced: still held, no longer news.
-    answered = {a for _, l in spool.letters for a in l.answers}
-    waiting = [h for h in held if h[1] not in answered]
+    waiting = [h for h in held if h[1] not in spool.answered]
     named = "; ".join(f"line {n} (id {lid}, {kind})" for n, lid, kind in held[:5])
     more = f" and {len(held) - 5} more" if len(held) > 5 else ""
     if not waiting:
@@ -196,14 +233,21 @@ def _held_check(run: Run, spool: FileRead | None) -> Check:
     return Check(
         "held", WARN,
         f"{plural(len(held), 'letter')} with a likely secret, never filed into a project box: {named}{more}",
-        f"m1nd write --what 'REDACTED VERSION' [same --repo/--class] && "
+        f"m1nd write --what 'REDACTED VERSION' --repo REPO --class CLASS && "
         f"m1nd answer {lid} --what 'replaced by a redacted letter'",
     )
 
 
-def diagnose(run: Run, now: datetime) -> Report:
-    from m1nd.gitops.health import consent_check, git_check
+def spool_facts_from_files(run: Run, spool: FileRead) -> SpoolFacts:
+    misdelivered = {hashlib.sha256(l.raw).digest(): l.ts for _, l in spool.letters
+                    if l.klass == MISDELIVERY and not l.is_mission}
+    answered = {a for _, l in spool.letters for a in l.answers}
+    return SpoolFacts(len(spool.letters), list(spool.malformed), spool.unfinished_tail, list(misdelivered.values()),
+                      held_letters(run, spool), answered)
 
+
+def diagnose_files(run: Run, now: datetime) -> Report:
+    """The report from the files alone (the reference the read model is held to)."""
     spool_error = None
     spool = None
     try:
@@ -220,17 +264,59 @@ def diagnose(run: Run, now: datetime) -> Report:
             pending, pending_count = plan.pending, plan.pending_letters
         except M1ndError as exc:
             spool_error = exc.message
+    facts = spool_facts_from_files(run, spool) if spool is not None else None
+    return _report(run, now, facts, spool_error, pending, pending_count, box_facts_from_files(run))
+
+
+def _report(run, now, facts, spool_error, pending, pending_count, boxes) -> Report:
+    from m1nd.gitops.health import consent_check, git_check
+
     # The mailbox block needs the real roster: without it, it says nothing (the roster
     # check says why) rather than pending names an empty roster would give.
-    readable = spool is not None and not spool_error and not run.setup_problems
-    mailbox = mailbox_block(spool, pending, run.paths.spool, now) if readable else None
+    readable = facts is not None and not spool_error and not run.setup_problems
+    mailbox = mailbox_block(facts, pending, run.paths.spool, now) if readable else None
     checks = [
-        _spool_check(run, spool, spool_error),
-        _boxes_check(run),
+        _spool_check(run, facts, spool_error),
+        _boxes_check(boxes),
         _roster_check(run),
         _pending_check(pending, pending_count),
-        _held_check(run, spool if not spool_error else None),
+        _held_check(facts if not spool_error else None),
         consent_check(run),
         git_check(run),
     ]
     return Report(mailbox, checks)
+
+
+def diagnose(run: Run, now: datetime, model=None) -> Report:
+    """The report, from the read model (opened here unless given)."""
+    from m1nd.readmodel import open_model
+
+    try:
+        own = model is None
+        if own:
+            model = open_model(run)
+    except M1ndError as exc:
+        return _report(run, now, None, exc.message, (), 0, box_facts_from_files(run))
+    try:
+        spool = model.spool
+        mis = [ts for (ts,) in model.con.execute(
+            "SELECT l.ts FROM letters l WHERE l.class = ? AND l.mission = 0 AND EXISTS"
+            " (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)", (MISDELIVERY, spool.fid))]
+        facts = SpoolFacts(model.line_count(spool), model.malformed(spool), model.tail(spool), mis, model.held(),
+                           model.spool_answered())
+        plan = model.plan()
+        boxes = []
+        for source in model.boxes:
+            if source.problem:
+                message = (f"{source.label}: {source.problem}" if source.problem.startswith("cannot read")
+                           else f"{source.label} refused: {source.problem}")
+                boxes.append(BoxFacts(source.label, source.path, message, [], [], None))
+                continue
+            conflicts = model.conflict_lines(source)
+            boxes.append(BoxFacts(source.label, source.path, None,
+                                  [n for n in model.malformed(source) if n not in conflicts], conflicts,
+                                  model.tail(source)))
+        return _report(run, now, facts, None, plan.pending, plan.pending_letters, boxes)
+    finally:
+        if own:
+            model.close()

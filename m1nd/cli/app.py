@@ -6,8 +6,7 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import demo, doctor, git, letters, mailbox, roster
-from m1nd.cli import serve
+from m1nd.cli import demo, doctor, git, letters, mailbox, roster, show
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -46,6 +45,7 @@ def root(
 app.command("sweep")(mailbox.sweep)
 app.command("distribute")(mailbox.distribute)
 app.command("box")(mailbox.box)
+app.command("show")(show.show)
 app.command("doctor")(doctor.doctor)
 app.command("write")(letters.write)
 app.command("pickup")(letters.pickup)
@@ -56,4 +56,5 @@ app.command("init")(git.init)
 app.command("merge-driver")(git.merge_driver)
 app.add_typer(git.hooks_app, name="hooks")
 app.add_typer(git.hook_app, name="hook")
+from m1nd.cli import serve  # noqa: E402  (kept beside its one registration line)
 app.command("serve")(serve.serve)

@@ -20,9 +20,25 @@ def doctor(
     from m1nd.clock import parse_now
     from m1nd.doctor import diagnose
 
+    from m1nd.errors import M1ndError
+    from m1nd.readmodel import open_model
+
     with reporting(json_out):
         moment = parse_now(now)
-        report = diagnose(open_run(home, spool, roots, tolerant=True), moment)
+        run = open_run(home, spool, roots, tolerant=True)
+        try:
+            model = open_model(run)
+        except M1ndError:
+            model = None  # the spool cannot be read: diagnose says so
+        if model is None:
+            report = diagnose(run, moment)
+        else:
+            for note in model.notes:
+                output.warn(note)
+            try:
+                report = diagnose(run, moment, model)
+            finally:
+                model.close()
     if json_out:
         output.emit_json(report.as_json())
     else:

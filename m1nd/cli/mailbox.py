@@ -80,27 +80,112 @@ def print_sweep_json(home, spool, roots, no_distribute: bool) -> None:
         raise typer.Exit(1)
 
 
+Limit = Annotated[int, typer.Option("--limit", help="Show at most N letters (default 20).", metavar="N", min=0)]
+All = Annotated[bool, typer.Option("--all", help="Show every matching letter.")]
+State = Annotated[Optional[str], typer.Option("--state", help="open (default), in_flight, answered, external or all.", metavar="STATE")]
+Agent = Annotated[Optional[str], typer.Option("--agent", help="Only letters by this agent.", metavar="AGENT")]
+Klass = Annotated[Optional[str], typer.Option("--class", help="Only letters of this class (any case).", metavar="CLASS")]
+Tool = Annotated[Optional[str], typer.Option("--tool", help="Only letters about this tool (or tool family: `north` for `north (memory beat)`).", metavar="TOOL")]
+Since = Annotated[Optional[str], typer.Option("--since", help="Only letters at or after this time (ISO 8601).", metavar="TIME")]
+Until = Annotated[Optional[str], typer.Option("--until", help="Only letters at or before this time (ISO 8601).", metavar="TIME")]
+BoxLabel = Annotated[Optional[str], typer.Option("--box", help="Only letters in this box (a label, or medulla).", metavar="LABEL")]
+NoPager = Annotated[bool, typer.Option("--no-pager", help="Never page the output.")]
+
+SWEEP_EXAMPLES = """
+
+Examples:
+
+  m1nd sweep                          open letters of every box, newest first
+
+  m1nd sweep --state all --all        every letter, whatever its fate
+
+  m1nd sweep --box repo-a --since 2026-05-01
+
+  m1nd sweep --json                   the m1nd-inbox-sweep-v0 document
+"""
+
+
+def _warn_read(model, receipt) -> None:
+    """Malformed lines, unreachable roots and waiting letters: said on stderr."""
+    from m1nd.words import plural
+
+    spool_bad = model.malformed(model.spool)
+    if spool_bad:
+        output.warn(f"spool has {plural(len(spool_bad), 'malformed line')} "
+                    f"(first: {', '.join(map(str, spool_bad[:5]))}); m1nd doctor names them")
+    for source in model.readable_boxes():
+        bad = model.malformed(source)
+        if bad:
+            output.warn(f"box {source.label} has {plural(len(bad), 'malformed line')} "
+                        f"(first: {', '.join(map(str, bad[:5]))})")
+    for label in sorted({r.label for r in model.run.roots.unreachable}):
+        output.warn(f"box {label} is unreachable (its root is not a directory here)")
+    if receipt.pending:
+        waits = "waits" if receipt.pending_letters == 1 else "wait"
+        output.warn(f"{plural(receipt.pending_letters, 'letter')} {waits} in the spool for unknown repositories: "
+                    f"{', '.join(receipt.pending)} (m1nd roster add PATH)")
+
+
 def sweep(
     json_out: Json = False,
     no_distribute: NoDistribute = False,
+    limit: Limit = 20,
+    all_: All = False,
+    state: State = None,
+    agent: Agent = None,
+    klass: Klass = None,
+    tool: Tool = None,
+    since: Since = None,
+    until: Until = None,
+    box_label: BoxLabel = None,
+    no_pager: NoPager = False,
     home: Home = None,
     spool: Spool = None,
     roots: Roots = None,
 ) -> None:
-    """Distribute, then show every letter: the union of the spool and all boxes."""
+    """Distribute, then show every box's counts and the open letters, newest first."""
+    from m1nd.errors import UsageError
+
     if json_out:
+        given = [name for name, value in (("--state", state), ("--agent", agent), ("--class", klass),
+                                          ("--tool", tool), ("--since", since), ("--until", until),
+                                          ("--box", box_label)) if value is not None]
+        if all_:
+            given.append("--all")
+        if limit != 20:
+            given.append("--limit")
+        if given:
+            with reporting(True):
+                raise UsageError(f"m1nd sweep --json prints the whole m1nd-inbox-sweep-v0 document, so it takes no "
+                                 f"{'/'.join(given)}; for the matching letters of one box use m1nd box --json "
+                                 f"with the same options")
         print_sweep_json(home, spool, roots, no_distribute)
         return
     from m1nd.cli import render
-    from m1nd.distribute import distribute as plan
+    from m1nd.views import make_filters, model_listing
 
     with reporting(False):
-        run, result = _sweep_with_progress(home, spool, roots, no_distribute)
-        receipt = result.receipt or plan(run, write=False)
-    render.sweep_view(result, receipt, run)
-    _report_problems(result.problems, result.receipt)
-    if result.failed:
+        filters = make_filters(state, agent, klass, tool, since, until, box_label)
+        run, receipt, model = open_read(home, spool, roots, no_distribute)
+        try:
+            listing = model_listing(model, filters, None if all_ else limit)
+            plan = receipt or model.plan()
+            problems = read_problems(model, receipt)
+        except BaseException:
+            model.close()
+            raise
+    try:
+        with output.paged(not no_pager) as stream:
+            render.sweep_view(listing, listing.totals, stream)
+        _warn_read(model, plan)
+    finally:
+        model.close()
+    _report_problems(problems, receipt)
+    if problems:
         raise typer.Exit(1)
+
+
+sweep.__doc__ += SWEEP_EXAMPLES
 
 
 def distribute(
@@ -132,18 +217,63 @@ def distribute(
 def box(
     selector: Annotated[Optional[str], typer.Argument(help="medulla, a root path, or a box label (default: this repository).")] = None,
     json_out: Json = False,
+    limit: Limit = 20,
+    all_: All = False,
+    state: State = None,
+    agent: Agent = None,
+    klass: Klass = None,
+    tool: Tool = None,
+    since: Since = None,
+    until: Until = None,
+    no_pager: NoPager = False,
     home: Home = None,
     spool: Spool = None,
     roots: Roots = None,
 ) -> None:
-    """Show one box, scoped to its own letters."""
-    from m1nd.boxview import view_box
+    """Show one box, scoped to its own letters (fates from this box alone).
+
+    Examples:
+
+      m1nd box                       this repository's box: open letters, newest first
+
+      m1nd box medulla --state all   every letter of the medulla box
+
+      m1nd box repo-a --json         every letter of repo-a's box, in file order
+    """
+    from m1nd.boxview import model_box_json, select_box
+    from m1nd.errors import M1ndError
+    from m1nd.readmodel import open_model
+    from m1nd.views import make_filters, model_listing
 
     with reporting(json_out):
-        view = view_box(open_run(home, spool, roots), selector)
-    if json_out:
-        output.emit_json(view.as_json())
-        return
+        narrowed = any(v is not None for v in (state, agent, klass, tool, since, until))
+        filters = make_filters(state, agent, klass, tool, since, until,
+                               default_state="all" if json_out else "open")
+        run = open_run(home, spool, roots)
+        chosen = select_box(run, selector)
+        model = open_model(run)
+        for note in model.notes:
+            output.warn(note)
+        try:
+            source = next(s for s in model.boxes if s.path == chosen.path)
+            if source.problem:
+                if "cannot read" in source.problem:
+                    raise M1ndError(f"cannot read box {chosen.path}: {source.problem.rsplit(': ', 1)[-1]}")
+                raise M1ndError(f"box {chosen.label} refused: {source.problem}")
+            if json_out:
+                import sys
+
+                model_box_json(model, source, filters if narrowed else None, sys.stdout.buffer)
+                return
+            listing = model_listing(model, filters, None if all_ else limit, scope=source)
+        finally:
+            if json_out:
+                model.close()
     from m1nd.cli import render
 
-    render.box_view(view)
+    try:
+        with output.paged(not no_pager) as stream:
+            render.box_view(listing, chosen, stream)
+        render.box_warnings(chosen.label, model.malformed(source))
+    finally:
+        model.close()

@@ -3,8 +3,10 @@ and the rich consoles for human output (colour decided in one place)."""
 
 from __future__ import annotations
 
+import io
 import os
 import sys
+from contextlib import contextmanager
 
 from m1nd import jsonout
 from m1nd.errors import M1ndError
@@ -28,12 +30,16 @@ def colour_allowed(stream) -> bool:
     return is_tty(stream)
 
 
-def console(stderr: bool = False):
-    """A rich Console for human output (rich is imported only here, only when needed)."""
+def console(stderr: bool = False, stream=None):
+    """A rich Console for human output (rich is imported only here, only when needed).
+
+    `stream` is where to write (a pager's input, say); colour is decided by the
+    terminal behind it (stdout's, for a pager)."""
     from rich.console import Console
 
-    stream = sys.stderr if stderr else sys.stdout
-    colour = colour_allowed(stream)
+    tty_stream = sys.stderr if stderr else sys.stdout
+    colour = colour_allowed(tty_stream)
+    stream = stream or tty_stream
     return Console(
         file=stream,
         no_color=not colour,
@@ -42,7 +48,65 @@ def console(stderr: bool = False):
         highlight=False,
         emoji=False,
         soft_wrap=False,
+        width=_width(tty_stream),
     )
+
+
+def _width(stream) -> int | None:
+    """COLUMNS when set, else the terminal's width, else 80 (a pipe, a log)."""
+    value = os.environ.get("COLUMNS", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    if is_tty(stream):
+        try:
+            return os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError):
+            pass
+    return 80
+
+
+def pager_command() -> str | None:
+    """The pager the way git picks one: $M1ND_PAGER, else $PAGER, else `less -FRX`;
+    empty or `cat` means none."""
+    for name in ("M1ND_PAGER", "PAGER"):
+        value = os.environ.get(name)
+        if value is not None:
+            value = value.strip()
+            return None if value in ("", "cat") else value
+    return "less -FRX"
+
+
+@contextmanager
+def paged(enabled: bool = True):
+    """Yield the text stream human output goes to: a pager's input when stdout is a
+    terminal (never in a hook, never with --no-pager), else stdout itself."""
+    command = pager_command() if enabled and is_tty(sys.stdout) and not in_hook() else None
+    if command is None:
+        yield sys.stdout
+        return
+    import subprocess
+
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    env.setdefault("LV", "-c")
+    sys.stdout.flush()
+    try:
+        proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=env)
+    except OSError:
+        yield sys.stdout
+        return
+    pipe = io.TextIOWrapper(proc.stdin, encoding="utf-8", errors="surrogateescape", write_through=False)
+    try:
+        yield pipe
+        pipe.flush()
+    except BrokenPipeError:
+        pass  # the reader quit the pager early: that is fine
+    finally:
+        try:
+            pipe.close()
+        except (BrokenPipeError, OSError):
+            pass
+        proc.wait()
 
 
 def emit_json(doc) -> None:

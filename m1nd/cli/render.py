@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from m1nd.cli import output
-from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, count_states
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, is_receipt
 from m1nd.words import plural
 
 STATE_LABEL = {"wet_ink": "open", IN_FLIGHT: "in flight", FIRED_CLAY: "answered", EXTERNAL: "external"}
@@ -31,73 +31,257 @@ def receipt_line(receipt) -> None:
     )
 
 
-def _counts_row(table, label: str, counts: dict) -> None:
-    table.add_row(label, str(counts["open"]), str(counts[IN_FLIGHT]), str(counts[FIRED_CLAY]),
-                  str(counts[EXTERNAL]), str(sum(counts[s] for s in STATE_LABEL)))
+# -- letter text is data: never markup, never terminal control (contract section 10) ----
+
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 
 
-def sweep_view(result, receipt, run) -> None:
-    con = output.console()
-    graph, letters = result.graph, result.letters
-    table = _table("Boxes")
-    for col in ("Box", "Open", "In flight", "Answered", "External", "Total"):
-        table.add_column(col, justify="left" if col == "Box" else "right")
-    where: dict[str, str] = {}
-    in_boxes: set[str] = set()
-    for read in result.boxes:
-        counts = count_states(graph.state(letters[i]) for i in read.ids)
-        _counts_row(table, read.box.label, counts)
-        for i in read.ids:
-            where.setdefault(i, read.box.label)
-        in_boxes |= read.ids
-    waiting = [i for i in letters if i not in in_boxes]
-    if waiting:
-        _counts_row(table, "spool (not filed)", count_states(graph.state(letters[i]) for i in waiting))
-    con.print(table)
-
-    open_letters = [(d, l) for d, l in letters.items() if graph.state(l) in OPEN_STATES]
-    open_letters.sort(key=lambda dl: (dl[1].ts, dl[1].id), reverse=True)
-    doc = result.doc
-    con.print(f"{plural(doc['total'], 'letter')}, {doc['open']} open, {doc['misdelivery']} misdelivered")
-    if open_letters:
-        table = _table("Open letters, newest first")
-        for col in ("ts", "box", "state", "agent", "class", "what", "id"):
-            table.add_column(col, overflow="fold" if col == "what" else "ellipsis", no_wrap=col != "what")
-        for d, l in open_letters:
-            table.add_row(l.ts, where.get(d, "spool"), STATE_LABEL[graph.state(l)], l.agent, l.klass,
-                          shorten(l.what), l.id)
-        con.print(table)
-
-    if result.spool_malformed:
-        output.warn(f"spool has {plural(len(result.spool_malformed), 'malformed line')} "
-                    f"(first: {', '.join(map(str, result.spool_malformed[:5]))}); m1nd doctor names them")
-    for read in result.boxes:
-        if read.malformed:
-            output.warn(f"box {read.box.label} has {plural(len(read.malformed), 'malformed line')} "
-                        f"(first: {', '.join(map(str, read.malformed[:5]))})")
-    for label in doc["unreachable"]:
-        output.warn(f"box {label} is unreachable (its root is not a directory here)")
-    if receipt.pending:
-        output.warn(f"{plural(receipt.pending_letters, 'letter')} wait in the spool for unknown repositories: "
-                    f"{', '.join(receipt.pending)} (m1nd roster add PATH)")
+def _escape_char(ch: str) -> str:
+    o = ord(ch)
+    if o < 0x20 or o == 0x7F or 0x80 <= o <= 0x9F:
+        return f"\\x{o:02x}"
+    if o in (0x2028, 0x2029) or o in _BIDI:
+        return f"\\u{o:04x}"
+    return ch
 
 
-def box_view(view) -> None:
-    con = output.console()
-    root = view.box.root.path if view.box.root else "medulla (private to this home)"
-    c = view.counts
-    con.print(f"box {view.box.label} — {root}")
-    con.print(f"{c['open']} open ({c[IN_FLIGHT]} in flight), {c[FIRED_CLAY]} answered, {c[EXTERNAL]} external")
-    if view.views:
-        table = _table()
-        for col in ("ts", "state", "agent", "class", "what", "id"):
-            table.add_column(col, overflow="fold" if col == "what" else "ellipsis", no_wrap=col != "what")
-        for v in view.views:
-            table.add_row(v["ts"], STATE_LABEL[v["state"]], v["agent"], v["class"], shorten(v["what"]), v["id"])
-        con.print(table)
-    if view.malformed:
-        output.warn(f"box {view.box.label} has {plural(len(view.malformed), 'malformed line')} "
-                    f"(first: {', '.join(map(str, view.malformed[:5]))})")
+def inline(text: str) -> str:
+    """One line of plain text: a newline shows as ⏎, a tab as a space, every other
+    control character escaped (`\\x1b`)."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch == "\n":
+            out.append("⏎")
+        elif ch == "\t":
+            out.append(" ")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(_escape_char(ch))
+    return "".join(out)
+
+
+def block_lines(text: str) -> list[str]:
+    """A field for `m1nd show`: one output line per line of the text (the caller
+    puts a gutter before each), control characters escaped, tabs kept."""
+    lines = []
+    for part in text.split("\n"):
+        if part.isprintable():
+            lines.append(part)
+        else:
+            lines.append("".join(ch if ch == "\t" or ch.isprintable() else _escape_char(ch) for ch in part))
+    return lines
+
+
+def _cells(text: str) -> int:
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def fit(text: str, width: int) -> str:
+    """`text` cut to at most `width` terminal cells, with … when cut."""
+    if width <= 0:
+        return ""
+    if len(text) <= width and _cells(text) <= width:
+        return text
+    from rich.cells import set_cell_size
+
+    return set_cell_size(text, width - 1).rstrip() + "…"
+
+
+def pad(text: str, width: int) -> str:
+    text = fit(text, width)
+    return text + " " * (width - _cells(text))
+
+
+class Printer:
+    """Writes lines of plain text to the console (colour only when allowed)."""
+
+    STYLES = {"wet_ink": "bold", IN_FLIGHT: "yellow", FIRED_CLAY: "green", EXTERNAL: "dim"}
+
+    def __init__(self, stream=None) -> None:
+        self.con = output.console(stream=stream)
+        self.width = max(40, self.con.width)
+
+    def line(self, text: str = "", style_spans=()) -> None:
+        from rich.text import Text
+
+        t = Text(text, no_wrap=True, overflow="ignore", end="\n")
+        for start, end, style in style_spans:
+            t.stylize(style, start, end)
+        self.con.print(t, soft_wrap=True, markup=False, highlight=False, emoji=False)
+
+
+# -- the box table --------------------------------------------------------------------
+
+COLUMNS = (("Open", "open_work"), ("In flight", "in_flight_work"), ("Answered", "answered_work"),
+           ("External", "external_work"), ("Replies", "replies"), ("Total", "total"))
+SHORT = {"Open": "Open", "In flight": "Flight", "Answered": "Ans.", "External": "Ext.", "Replies": "Repl.",
+         "Total": "Total"}
+
+
+def _work_counts(c: dict) -> dict:
+    return {
+        "open_work": c["open_work"], "in_flight_work": c.get("in_flight_work", 0),
+        "answered_work": c.get("answered_work", 0), "external_work": c.get("external_work", 0),
+        "replies": c["replies"], "total": c["total"],
+    }
+
+
+def box_table(p: Printer, rows: list[tuple[str, dict]]) -> None:
+    labels = [inline(label) for label, _ in rows]
+    values = [[str(_work_counts(c)[key]) for _, key in COLUMNS] for _, c in rows]
+    heads = [h for h, _ in COLUMNS]
+    label_w = max([3] + [_cells(x) for x in labels])
+
+    def widths(names):
+        return [max([len(n)] + [len(v[i]) for v in values]) for i, n in enumerate(names)]
+
+    w = widths(heads)
+    if min(label_w, 24) + sum(w) + 2 * len(w) > p.width:
+        heads = [SHORT[h] for h in heads]
+        w = widths(heads)
+    label_w = max(3, min(label_w, p.width - sum(w) - 2 * len(w)))
+    p.line(pad("Box", label_w) + "".join("  " + h.rjust(n) for h, n in zip(heads, w)))
+    p.line("─" * min(p.width, label_w + sum(w) + 2 * len(w)))
+    for label, vals in zip(labels, values):
+        p.line(pad(label, label_w) + "".join("  " + v.rjust(n) for v, n in zip(vals, w)))
+
+
+# -- letters ----------------------------------------------------------------------------
+
+
+def short_ts(letter) -> str:
+    key = getattr(letter, "sortkey", None)
+    if key is None:
+        from m1nd.timefmt import sort_key
+
+        key = sort_key(letter.ts)
+    if key.startswith("!"):
+        return inline(letter.ts) or "-"
+    return key[:10] + " " + key[11:16]
+
+
+def _column_widths(listing, show_box: bool) -> dict[str, int]:
+    def widest(values, cap):
+        return min(cap, max([1] + [_cells(v) for v in values]))
+
+    letters = [sh.letter for sh in listing.shown]
+    return {
+        "ts": max([1] + [len(short_ts(l)) for l in letters]),
+        "box": widest([inline(sh.box) for sh in listing.shown], 16) if show_box else 0,
+        "agent": widest([inline(l.agent) for l in letters], 14),
+        "class": widest([inline(l.klass) for l in letters], 12),
+    }
+
+
+def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
+    """One line when `what` can keep at least 40 cells beside the other columns, else
+    two: the id and its facts, then `what` with the whole width.  The id comes first
+    and is never cut."""
+    letter = shown.letter
+    state = STATE_LABEL[shown.state]
+    spans = [(14, 14 + len(state), Printer.STYLES[shown.state])]
+    what = inline(letter.what) or "(no what)"
+    cols = [letter.id, state.ljust(9), short_ts(letter).ljust(widths["ts"])]
+    if widths["box"]:
+        cols.append(pad(inline(shown.box), widths["box"]))
+    cols += [pad(inline(letter.agent), widths["agent"]), pad(inline(letter.klass), widths["class"])]
+    head = "  ".join(cols)
+    room = p.width - _cells(head) - 2
+    if room >= 40:
+        p.line(head + "  " + fit(what, room), spans)
+    else:
+        p.line(fit(head.rstrip(), p.width), spans)
+        p.line("    " + fit(what, p.width - 4))
+    _reply_lines(p, shown)
+
+
+MAX_REPLIES = 3
+
+
+def _reply_lines(p: Printer, shown) -> None:
+    replies = shown.replies
+    for reply, _ in replies[:MAX_REPLIES]:
+        kind = "answer" if is_receipt(reply) else "pickup"
+        text = f"    ↳ {reply.id} {kind} by {inline(reply.agent) or '?'}: {inline(reply.what)}"
+        p.line(fit(text, p.width))
+    if len(replies) > MAX_REPLIES:
+        p.line(f"    ↳ … {len(replies) - MAX_REPLIES} more replies: m1nd show {shown.letter.id}")
+
+
+STATE_WORDS = {"open": "open", "in_flight": "in flight", "answered": "answered", "external": "external",
+               "all": ""}
+
+
+def _listing(p: Printer, listing, show_box: bool, command: str) -> None:
+    f = listing.filters
+    what = STATE_WORDS[f.state]
+    noun = f"{what} letters" if what else "letters"
+    if not listing.shown:
+        p.line(f"no {noun}" + (" match the filters" if f.narrowing else ""))
+        return
+    p.line(f"{noun.capitalize()}, newest first ({len(listing.shown)} of {listing.matched}):")
+    widths = _column_widths(listing, show_box)
+    for shown in listing.shown:
+        _letter_lines(p, shown, widths)
+    if listing.more > 0:
+        for text in _wrap(f"… and {listing.more} more: {command} --all shows every one (--limit N the first N)",
+                          p.width):
+            p.line(text)
+
+
+def _summary(c: dict) -> str:
+    return (f"{plural(c['total'], 'letter')}: {c['open_work']} open ({c.get('in_flight_work', 0)} in flight), "
+            f"{c.get('answered_work', 0)} answered, {c.get('external_work', 0)} external, "
+            f"{plural(c['replies'], 'reply', 'replies')}")
+
+
+LEGEND = ("Open: letters still to act on, In flight among them (someone picked them up). Replies "
+          "(pickups, answers) are work done, counted apart: Open + Answered + External + Replies = Total.")
+
+
+def sweep_view(listing, doc_counts: dict, stream=None) -> None:
+    p = Printer(stream)
+    rows = list(listing.rows)
+    if listing.not_filed is not None:
+        rows.append(("spool (not filed)", listing.not_filed))
+    box_table(p, rows)
+    for text in _wrap(LEGEND, p.width):
+        p.line(text)
+    if listing.not_filed is not None:
+        for text in _wrap("spool (not filed): letters still only in the spool: waiting for a repository "
+                          "this machine does not know yet, or held back (m1nd doctor says which).", p.width):
+            p.line(text)
+    p.line()
+    for text in _wrap(_summary(listing.totals) + f"; {doc_counts['misdelivery']} misdelivered", p.width):
+        p.line(text)
+    _listing(p, listing, True, "m1nd sweep")
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    import textwrap
+
+    # letter text never reaches here unescaped; break only at spaces
+    return textwrap.wrap(text, width=max(20, width), break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def box_view(listing, box, stream=None) -> None:
+    p = Printer(stream)
+    root = box.root.path if box.root else "medulla: letters that name no project, private to this home"
+    p.line(fit(f"box {inline(box.label)} — {inline(root)}", p.width))
+    for text in _wrap(_summary(listing.totals), p.width):
+        p.line(text)
+    _listing(p, listing, False, f"m1nd box {box.label}")
+
+
+def box_warnings(label: str, malformed) -> None:
+    if malformed:
+        output.warn(f"box {label} has {plural(len(malformed), 'malformed line')} "
+                    f"(first: {', '.join(map(str, malformed[:5]))})")
 
 
 def doctor_view(report) -> None:
@@ -116,3 +300,66 @@ def doctor_view(report) -> None:
         pending = ", ".join(m["pending_distribution"]) or "none"
         con.print(f"mailbox: {plural(m['spool_letters'], 'spool letter')}; {m['memory_misdelivery']} misdelivered "
                   f"({m['confusion_rate_7d']} in the last 7 days); pending: {pending}")
+
+
+FATE_WORDS = {
+    "wet_ink": "open (wet ink: nobody has picked it up yet)",
+    IN_FLIGHT: "in flight (picked up, not answered yet)",
+    FIRED_CLAY: "answered (fired clay: a receipt closed it)",
+    EXTERNAL: "external (about a foreign tool: not ours to fix)",
+}
+
+
+def _value_lines(value) -> list[str]:
+    if isinstance(value, str):
+        return block_lines(value)
+    import orjson
+
+    return block_lines(orjson.dumps(value).decode())
+
+
+def show_view(found, stream=None) -> None:
+    p = Printer(stream)
+    key_w = 12
+    for n, shown in enumerate(found):
+        if n:
+            p.line()
+            p.line(f"another letter with the same id (different bytes):")
+        letter = shown.letter
+        state = FATE_WORDS[shown.state]
+        if letter.kind == "mission":
+            state += "; a mission letter, left out of every view"
+        p.line(f"letter {letter.id} · {state}", [(7, 19, "bold")])
+        boxes = [loc for loc in shown.locations if loc.kind == "box"]
+        spool = [loc for loc in shown.locations if loc.kind != "box"]
+        where = [f"{inline(loc.label)} ({inline(loc.path)} line {loc.line})" for loc in boxes]
+        where += [f"spool line {loc.line}" + ("" if boxes else " (not filed)") for loc in spool]
+        p.line(pad("box", key_w) + (where[0] if where else "-"))
+        for more in where[1:]:
+            p.line(" " * key_w + more)
+        for key, value in shown.fields.items():
+            lines = _value_lines(value)
+            label = pad(inline(key), key_w - 1) + " "
+            if len(lines) == 1:
+                p.line(label + lines[0])
+            else:
+                p.line(label + "│ " + lines[0])
+                for line in lines[1:]:
+                    p.line(" " * key_w + "│ " + line)
+        if letter.ts and not letter.sortkey.startswith("!"):
+            p.line(pad("ts (UTC)", key_w) + short_ts(letter))
+        p.line(pad("digest", key_w) + letter.digest)
+        if shown.answers:
+            p.line("answers:")
+            for lid, rows in shown.answers:
+                if not rows:
+                    p.line(f"  {lid}  (no such letter here)")
+                for row, st in rows:
+                    p.line(fit(f"  {row.id}  {STATE_LABEL[st]:<9}  {inline(row.agent)}: {inline(row.what)}", p.width))
+        if shown.replies:
+            p.line("replies, oldest first:")
+            for row, st in shown.replies:
+                kind = "answer" if is_receipt(row) else "pickup"
+                p.line(fit(f"  {row.id}  {kind}  {short_ts(row)}  {inline(row.agent)}: {inline(row.what)}", p.width))
+        else:
+            p.line("replies: none")

@@ -108,6 +108,8 @@ class ReadModel:
         spool_path = run.paths.spool
         if os.path.isdir(spool_path):
             raise M1ndError(f"cannot read spool {spool_path}: Is a directory")
+        if secret_check is None:
+            from m1nd.secrets import held_in_batch as secret_check
         sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
         for box in run.boxes():
             sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
@@ -195,7 +197,7 @@ class ReadModel:
         sql = f"SELECT {_COLS} FROM letters l WHERE 1" + ("" if missions else " AND l.mission = 0") + member
         if where:
             sql += f" AND ({where})"
-        sql += " ORDER BY l.id, l.digest" if order == "id" else " ORDER BY l.sortkey DESC, l.id DESC"
+        sql += " ORDER BY l.id, l.digest" if order == "id" else " ORDER BY l.sortkey DESC, l.id DESC, l.digest DESC"
         cur = self.con.execute(sql, [*margs, *args])
         while True:
             rows = cur.fetchmany(2000)
@@ -269,11 +271,12 @@ class ReadModel:
         return None
 
     def malformed(self, source: Source) -> list[int]:
-        return [r[0] for r in self.con.execute("SELECT line FROM malformed WHERE fid = ? ORDER BY line", (source.fid,))]
+        return [r[0] for r in self.con.execute(
+            "SELECT line FROM malformed WHERE fid = ? AND conflict < 2 ORDER BY line", (source.fid,))]
 
     def conflict_lines(self, source: Source) -> list[int]:
         return [r[0] for r in self.con.execute(
-            "SELECT line FROM malformed WHERE fid = ? AND conflict = 1 ORDER BY line", (source.fid,))]
+            "SELECT line FROM malformed WHERE fid = ? AND conflict > 0 ORDER BY line", (source.fid,))]
 
     def tail(self, source: Source) -> int | None:
         row = self.con.execute("SELECT tail_line FROM files WHERE fid = ?", (source.fid,)).fetchone()
@@ -284,6 +287,65 @@ class ReadModel:
         sql = "SELECT count(*) FROM copies c" + ("" if missions else " JOIN letters l ON l.digest = c.digest")
         sql += " WHERE c.fid = ?" + ("" if missions else " AND l.mission = 0")
         return self.con.execute(sql, (source.fid,)).fetchone()[0]
+
+    def spool_pairs(self) -> list[tuple[str, str, int, int]]:
+        """(brain, repo, letter lines, held lines) per pair over the spool's lines,
+        missions included (what distribution counts).  Held: a likely secret."""
+        key = "pairs:" + self._scope_key(self.spool)
+        cached = self._cache_get(key)
+        if cached is None:
+            cached = [list(r) for r in self.con.execute(
+                "SELECT l.brain, l.repo, count(*), sum(coalesce(l.secret, '') != '') FROM copies c"
+                " JOIN letters l ON l.digest = c.digest WHERE c.fid = ? GROUP BY l.brain, l.repo",
+                (self.spool.fid,))]
+            self._cache_put(key, cached)
+        return [tuple(r) for r in cached]
+
+    def plan(self):
+        """Where the spool's letters go, as `distribute(run, write=False)` would say
+        (a Receipt with nothing appended), from the model instead of a spool read."""
+        from m1nd.distribute import Receipt
+        from m1nd.routing import MEDULLA, PROJECT
+
+        total = to_project = to_medulla = pending_letters = held = 0
+        pending: set[str] = set()
+        resolve = self.run.roots.resolve
+        for brain, repo, n, h in self.spool_pairs():
+            total += n
+            route = resolve(brain, repo)
+            if route.kind == MEDULLA:
+                to_medulla += n
+                continue
+            held += h
+            if route.kind == PROJECT:
+                to_project += n - h
+            elif n - h:
+                pending_letters += n - h
+                pending.add(route.name)
+        return Receipt(total, 0, to_project, to_medulla, tuple(sorted(pending)), pending_letters=pending_letters,
+                       held=held)
+
+    def held(self) -> list[tuple[int, str, str]]:
+        """(line, id, kind of secret) of every spool line held back from a project box."""
+        from m1nd.routing import MEDULLA
+
+        resolve = self.run.roots.resolve
+        out = []
+        for line, lid, kind, brain, repo in self.con.execute(
+                "SELECT c.line, l.id, l.secret, l.brain, l.repo FROM copies c JOIN letters l ON l.digest = c.digest"
+                " WHERE c.fid = ? AND l.secret IS NOT NULL AND l.secret != '' ORDER BY c.line", (self.spool.fid,)):
+            if resolve(brain, repo).kind != MEDULLA:
+                out.append((line, lid, kind))
+        return out
+
+    def spool_answered(self) -> set[str]:
+        """Ids named in the `answers` of some spool letter."""
+        out: set[str] = set()
+        for (answers,) in self.con.execute(
+                "SELECT l.answers FROM letters l WHERE l.reply = 1 AND EXISTS"
+                " (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)", (self.spool.fid,)):
+            out.update(orjson.loads(answers))
+        return out
 
     # -- fates -------------------------------------------------------------------------
     def graph(self, scope: Source | None = None) -> ReplyGraph:
@@ -386,6 +448,7 @@ class ReadModel:
             WET_INK: sum(wet), IN_FLIGHT: sum(flight), FIRED_CLAY: sum(fired), EXTERNAL: sum(ext),
             "open": sum(wet) + sum(flight), "open_work": wet[0] + flight[0],
             "total": sum(total), "replies": total[1], "misdelivery": misdelivery,
+            "in_flight_work": flight[0], "answered_work": fired[0], "external_work": ext[0],
         }
 
     # -- the cache -----------------------------------------------------------------------

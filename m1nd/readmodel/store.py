@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS letters (
     first_gen INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS letters_id ON letters (id, digest);
-CREATE INDEX IF NOT EXISTS letters_newest ON letters (sortkey, id);
+CREATE INDEX IF NOT EXISTS letters_newest ON letters (sortkey, id, digest);
 CREATE INDEX IF NOT EXISTS letters_replies ON letters (reply) WHERE reply = 1;
 CREATE INDEX IF NOT EXISTS letters_first ON letters (first_gen);
 CREATE TABLE IF NOT EXISTS copies (

@@ -75,7 +75,7 @@ def _extra(value) -> str | None:
     return orjson.dumps(value).decode()
 
 
-def letter_row(digest: bytes, raw: bytes, obj: dict, gen: int, secret_check) -> tuple:
+def letter_row(digest: bytes, obj: dict, gen: int, secret: str | None) -> tuple:
     get = obj.get
     answers = get("answers")
     kind = get("kind")
@@ -86,7 +86,7 @@ def letter_row(digest: bytes, raw: bytes, obj: dict, gen: int, secret_check) -> 
         orjson.dumps(answers).decode() if answers else None, kind,
         _extra(get("disposition")), _extra(get("fingerprint")), _extra(get("case_id")), _extra(get("sentinel")),
         1 if kind == "mission" else 0, 1 if answers else 0,
-        (secret_check(raw) or "") if secret_check else None, gen,
+        secret, gen,
     )
 
 
@@ -150,6 +150,7 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
             row.offset, row.lines, row.hashes = 0, 0, []
         else:
             removed.take("fid = ? AND line > ?", (fid, row.lines))  # a last line that may have grown
+            con.execute("DELETE FROM malformed WHERE fid = ? AND line > ?", (fid, row.lines))
         if st is None:
             con.execute(
                 "UPDATE files SET dev = -1, ino = -1, size = 0, mtime_ns = -1, offset = 0, lines = 0, hashes = '[]',"
@@ -207,6 +208,7 @@ def _flush(con, fid: int, batch, gen: int, secret_check) -> int | None:
     marks = ",".join("?" * len(digests))
     known = {r[0] for r in con.execute(f"SELECT digest FROM letters WHERE digest IN ({marks})", digests)}
     new_letters = []
+    new_raws = []
     copies = []
     malformed = []
     tail = None
@@ -216,16 +218,24 @@ def _flush(con, fid: int, batch, gen: int, secret_check) -> int | None:
             continue
         obj = load(raw)
         if obj is None:
+            conflict = raw.startswith(CONFLICT_MARKERS)
             if terminated:
-                malformed.append((fid, number, 1 if raw.startswith(CONFLICT_MARKERS) else 0))
+                malformed.append((fid, number, 1 if conflict else 0))
             else:
                 tail = number
+                if conflict:  # a torn conflict marker line: a tail, and a conflict marker too
+                    malformed.append((fid, number, 2))
             continue
         known.add(digest)
-        new_letters.append(letter_row(digest, raw, obj, gen, secret_check))
+        new_letters.append((digest, obj))
+        new_raws.append(raw)
         copies.append((fid, number, digest, start, length))
     if new_letters:
-        con.executemany(_INSERT_LETTER, new_letters)
+        # secret_check: a batch detector (secrets.held_in_batch): index -> kind; "" = checked, none
+        held = secret_check(new_raws) if secret_check else None
+        con.executemany(_INSERT_LETTER, [
+            letter_row(digest, obj, gen, None if held is None else held.get(i, ""))
+            for i, (digest, obj) in enumerate(new_letters)])
     if copies:
         con.executemany("INSERT OR REPLACE INTO copies VALUES (?,?,?,?,?)", copies)
     if malformed:

@@ -1,0 +1,51 @@
+"""`m1nd show ID`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from m1nd.cli import output
+from m1nd.cli.common import open_run, reporting
+from m1nd.cli.options import Home, Json, Roots, Spool
+
+
+def show(
+    letter_id: Annotated[str, typer.Argument(help="A letter id, or a unique prefix of at least 4 hex digits.", metavar="ID")],
+    json_out: Json = False,
+    no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page the output.")] = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Show one letter whole: every field, its box, its fate, what it answers, its replies.
+
+    Examples:
+
+      m1nd show 4a8965e74b53        by full id
+
+      m1nd show 4a89 --json         by a unique prefix, as one JSON object
+    """
+    from m1nd.readmodel import open_model
+    from m1nd.show import show as find
+
+    with reporting(json_out):
+        run = open_run(home, spool, roots)
+        model = open_model(run)
+        for note in model.notes:
+            output.warn(note)
+        try:
+            found = find(model, letter_id)
+        finally:
+            model.close()
+    if json_out:
+        doc = found[0].as_json()
+        if len(found) > 1:  # two letters whose ids collide: both, the first as the document
+            doc["same_id"] = [f.as_json() for f in found[1:]]
+        output.emit_json(doc)
+        return
+    from m1nd.cli import render
+
+    with output.paged(not no_pager) as stream:
+        render.show_view(found, stream)
