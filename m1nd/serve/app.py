@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from urllib.parse import unquote
-
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
@@ -19,6 +17,8 @@ from m1nd.serve.style import ICON
 
 JSON = "application/json"
 HTML = "text/html; charset=utf-8"
+# `m1nd box`'s filter options, as query parameters of /api/mailbox
+BOX_FILTERS = ("state", "agent", "class", "tool", "since", "until")
 
 
 def _json(doc: Doc) -> Response:
@@ -42,8 +42,13 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         return mailbox.inbox_sweep()
 
     def mailbox_doc(request) -> Doc:
-        documents.only_params(request.query_params, {"brain"})
-        return mailbox.box(request.query_params.get("brain"))
+        params = request.query_params
+        documents.only_params(params, {"brain", *BOX_FILTERS})
+        return mailbox.box(params.get("brain"), {k: params[k] for k in BOX_FILTERS if k in params})
+
+    def letter_doc(request) -> Doc:
+        documents.only_params(request.query_params, set())
+        return mailbox.show(request.path_params["ident"])
 
     def doctor(request) -> Doc:
         documents.only_params(request.query_params, set())
@@ -76,7 +81,7 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         return pages.thread(data)
 
     def letter(request):
-        ident = unquote(request.path_params["ident"])
+        ident = request.path_params["ident"]
         if not pages.ID_PREFIX.match(ident):
             raise UsageError(f"{ident!r} is not a letter id (12 hex digits, or a prefix of at least 4)")
         return mailbox.letter(ident.lower(), show_thread)
@@ -95,6 +100,7 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
     routes = [
         route("/api/inbox_sweep", inbox_sweep, api),
         route("/api/mailbox", mailbox_doc, api),
+        route("/api/letters/{ident}", letter_doc, api),
         route("/api/doctor", doctor, api),
         route("/api/health", health, api),
         Route("/api/{rest:path}", api_not_found, methods=["GET", "HEAD"]),

@@ -18,7 +18,6 @@ from m1nd import __version__
 from m1nd.errors import UsageError
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK, is_receipt
 from m1nd.serve.source import SPOOL_ROW, IndexData, ThreadData
-from m1nd.timefmt import parse_ts
 from m1nd.serve.style import CSS, CSS_HASH
 
 PAGE_CSP = (f"default-src 'none'; style-src {CSS_HASH}; img-src 'self' data:; form-action 'self'; "
@@ -32,13 +31,6 @@ PAGE_SIZE = 50
 MAX_LIMIT = 500
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 ID_PREFIX = re.compile(r"^[0-9a-fA-F]{4,12}$")
-
-
-def time_key(ts: str) -> str:
-    """The read model's sort key of a filter time (a date alone is its midnight UTC)."""
-    from m1nd.timefmt import sort_key
-
-    return sort_key(ts.strip())
 
 
 def _visible(match: re.Match) -> str:
@@ -84,9 +76,6 @@ class Filters:
         state = one("state") or "open"
         if state not in STATE_FILTER:
             raise UsageError(f"unknown state {state!r} (choose from {', '.join(STATE_FILTER)})")
-        for key in ("since", "until"):
-            if one(key) and parse_ts(one(key)) is None:
-                raise UsageError(f"{key} {one(key)!r} is not an ISO 8601 time (for example 2026-05-01 or 2026-05-01T09:00:00Z)")
 
         def number(key: str, default: int, low: int, high: int) -> int:
             raw = one(key)
@@ -96,9 +85,18 @@ class Filters:
                 raise UsageError(f"{key} must be a whole number from {low} to {high}")
             return int(raw)
 
-        return cls(state=state, box=one("box"), agent=one("agent"), klass=one("class"), tool=one("tool"),
+        made = cls(state=state, box=one("box"), agent=one("agent"), klass=one("class"), tool=one("tool"),
                    since=one("since"), until=one("until"), q=one("q"), replies=one("replies") in ("1", "on", "yes"),
                    offset=number("offset", 0, 0, 10**9), limit=number("limit", PAGE_SIZE, 1, MAX_LIMIT))
+        made.core()  # the CLI's checks, with its messages
+        return made
+
+    def core(self):
+        """The same filters as `m1nd sweep`'s options (m1nd.views), which decide the match."""
+        from m1nd.views import make_filters
+
+        return make_filters(self.state, self.agent or None, self.klass or None, self.tool or None,
+                            self.since or None, self.until or None, default_state="open")
 
     def query(self, **change) -> str:
         """This filter set (with `change` applied, offset reset unless given) as a link."""
@@ -109,17 +107,6 @@ class Filters:
                  ("limit", str(f.limit) if f.limit != PAGE_SIZE else "")]
         qs = urlencode([(k, v) for k, v in pairs if v])
         return "/" + (f"?{qs}" if qs else "")
-
-    def states(self) -> tuple[str, ...]:
-        return STATE_FILTER[self.state]
-
-    @property
-    def since_key(self) -> str:
-        return time_key(self.since)
-
-    @property
-    def until_key(self) -> str:
-        return time_key(self.until)
 
 
 NAV = (("letters", "/", "Letters"),)

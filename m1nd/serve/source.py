@@ -129,15 +129,55 @@ class Mailbox:
             write_document(run, model, None, out)
         return Doc(200, out.getvalue())
 
-    def box(self, selector: str | None) -> Doc:
-        """`m1nd box SELECTOR --json`."""
-        from m1nd.boxview import view_box
-
+    def box(self, selector: str | None, given: dict[str, str]) -> Doc:
+        """`m1nd box SELECTOR --json` with the box filters `given` (state, agent,
+        class, tool, since, until: a parameter present counts, as an option given
+        on the command line does)."""
         try:
             run = self.run()
-            return self._kept(("box", selector), run, lambda: documents.ok(view_box(run, selector).as_json()))
+            key = ("box", selector, tuple(sorted(given.items())))
+            return self._kept(key, run, lambda: self._box_doc(run, selector, given))
         except M1ndError as exc:
             return documents.error(exc)
+
+    def _box_doc(self, run: Run, selector: str | None, given: dict[str, str]) -> Doc:
+        # The steps of `m1nd box --json` (m1nd/cli/mailbox.py), in the same order, so
+        # the same error wins when several apply.
+        from m1nd.boxview import model_box_json, select_box
+        from m1nd.views import make_filters
+
+        narrowed = bool(given)
+        filters = make_filters(given.get("state"), given.get("agent"), given.get("class"), given.get("tool"),
+                               given.get("since"), given.get("until"), default_state="all")
+        chosen = select_box(run, selector)
+        out = BytesIO()
+        with self.model(run) as model:
+            source = next(s for s in model.boxes if s.path == chosen.path)
+            if source.problem:
+                if "cannot read" in source.problem:
+                    raise M1ndError(f"cannot read box {chosen.path}: {source.problem.rsplit(': ', 1)[-1]}")
+                raise M1ndError(f"box {chosen.label} refused: {source.problem}")
+            model_box_json(model, source, filters if narrowed else None, out)
+        return Doc(200, out.getvalue())
+
+    def show(self, given: str) -> Doc:
+        """`m1nd show ID --json`."""
+        try:
+            run = self.run()
+            return self._kept(("show", given), run, lambda: self._show_doc(run, given))
+        except M1ndError as exc:
+            return documents.error(exc)
+
+    def _show_doc(self, run: Run, given: str) -> Doc:
+        # as m1nd/cli/show.py does it
+        from m1nd.show import show as find
+
+        with self.model(run) as model:
+            found = find(model, given)
+        doc = found[0].as_json()
+        if len(found) > 1:  # two letters whose ids collide: both, the first as the document
+            doc["same_id"] = [f.as_json() for f in found[1:]]
+        return documents.ok(doc)
 
     def doctor(self) -> Doc:
         """`m1nd doctor --json`, status 200 even when a check is an error. Not kept:
@@ -172,13 +212,13 @@ class Mailbox:
             problems = [f"box {s.label}: {s.problem}" for s in model.boxes if s.problem]
             unreachable = sorted({r.label for r in run.roots.unreachable})
             scope, where, args = _letters_sql(model, f)
-            keep = f.states()
+            matches = f.core().matches
             chosen = []
             total = 0
             end = f.offset + f.limit
             for row in model.letters(scope, order="newest", where=where, args=args):
                 state = graph.state(row)
-                if state not in keep:
+                if not matches(row, state):
                     continue
                 if f.offset <= total < end:
                     chosen.append(LetterData(row, state, _box_of(model, row.digest),
@@ -273,24 +313,12 @@ def _letters_sql(model, f):
                          f" AND c2.fid IN ({','.join('?' * len(fids))}))")
             args += fids
     elif f.box:
-        match = [s for s in model.readable_boxes() if s.label == f.box]
+        match = [s for s in model.readable_boxes() if s.label.lower() == f.box.lower()]
         if not match:
-            raise NotFound(f"no box named {f.box!r}")
+            raise NotFound(f"no box named {f.box!r} (boxes: {', '.join(s.label for s in model.readable_boxes())})")
         scope = match[0]
     if not f.replies:
         where.append("l.reply = 0")
-    for column, value in (("agent", f.agent), ("class", f.klass), ("tool", f.tool)):
-        if value:
-            where.append(f"lower(l.{column}) = ?")
-            args.append(ascii_lower(value))
-    if f.since or f.until:
-        where.append("substr(l.sortkey, 1, 1) != '!'")
-    if f.since:
-        where.append("l.sortkey >= ?")
-        args.append(f.since_key)
-    if f.until:
-        where.append("l.sortkey <= ?")
-        args.append(f.until_key)
     if f.q:
         where.append("instr(lower(l.what), ?) > 0")
         args.append(ascii_lower(f.q))

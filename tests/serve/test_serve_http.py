@@ -124,6 +124,49 @@ def test_mailbox_without_a_box_serves_the_repository_the_server_runs_in(mailbox)
         assert srv.stop() == 0
 
 
+BOX_FILTERS = [
+    {"state": "open"}, {"state": "answered"}, {"state": "all"}, {"agent": "agent-b"}, {"class": "UX"},
+    {"tool": "seek"}, {"since": "2026-05-02"}, {"until": "2026-05-01T12:00:00Z"},
+    {"state": "open", "agent": "agent-b"}, {"state": ""},
+]
+
+
+@pytest.mark.parametrize("filters", BOX_FILTERS, ids=lambda f: "&".join(f"{k}={v}" for k, v in f.items()))
+def test_mailbox_takes_the_box_filters_as_query_parameters(server, filters):
+    options = [a for k, v in filters.items() for a in (f"--{k}", v)]
+    response = get(server, "/api/mailbox", params={"brain": "repo-a", **filters})
+    same_as_command(response, m1nd("box", "repo-a", "--json", *options), 200)
+
+
+def test_box_filters_narrow_the_letters(server, mailbox):
+    everything = get(server, "/api/mailbox", params={"brain": "repo-a"}).json()["letters"]
+    narrowed = get(server, "/api/mailbox", params={"brain": "repo-a", "agent": "agent-b"}).json()["letters"]
+    assert len(everything) == 2 and [l["id"] for l in narrowed] == [mailbox["ids"]["hostile"]]
+
+
+@pytest.mark.parametrize("filters", [{"state": "nope"}, {"since": "yesterday"}])
+def test_a_bad_box_filter_is_the_usage_document_with_400(server, filters):
+    options = [a for k, v in filters.items() for a in (f"--{k}", v)]
+    done = m1nd("box", "repo-a", "--json", *options)
+    assert done.returncode == 2
+    same_as_command(get(server, "/api/mailbox", params={"brain": "repo-a", **filters}), done, 400)
+
+
+@pytest.mark.parametrize("which", ["bug", "receipt", "hostile", "waiting", "prefix"])
+def test_letters_is_the_show_command(server, mailbox, which):
+    ident = mailbox["ids"]["bug"][:5] if which == "prefix" else mailbox["ids"][which]
+    response = get(server, f"/api/letters/{ident}")
+    same_as_command(response, m1nd("show", ident, "--json"), 200)
+    assert response.json()["id"].startswith(ident)
+
+
+@pytest.mark.parametrize("ident,status,code", [("ffffffffffff", 404, 3), ("zzzz", 400, 2), ("ab", 400, 2)])
+def test_letters_of_an_unknown_or_malformed_id_is_the_show_error_document(server, ident, status, code):
+    done = m1nd("show", ident, "--json")
+    assert done.returncode == code
+    same_as_command(get(server, f"/api/letters/{ident}"), done, status)
+
+
 def test_an_unknown_query_parameter_is_a_usage_error_400(server):
     response = get(server, "/api/mailbox", params={"brain": "repo-a", "color": "red"})
     assert response.status_code == 400
@@ -367,4 +410,7 @@ def test_an_ambiguous_prefix_lists_the_candidates(mailbox, spool_path):
         response = get(srv, f"/letters/{lid[:4]}")
         assert response.status_code == 400
         assert {lid, seen[lid[:4]][0]} <= _listed(response.text)
+        done = m1nd("show", lid[:4], "--json")
+        assert done.returncode == 2
+        same_as_command(get(srv, f"/api/letters/{lid[:4]}"), done, 400)
         assert srv.stop() == 0
