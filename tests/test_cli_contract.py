@@ -22,7 +22,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 V0_LETTER_KEYS = {"id", "ts", "agent", "class", "repo", "brain", "tool", "what", "expected", "snippet",
                   "answers", "answered_by", "state"}
 RECEIPT_KEYS = {"spool_total", "appended", "to_project", "to_medulla", "pending"}
-COUNT_KEYS = {"wet_ink", "in_flight", "fired_clay", "external", "open"}
+COUNT_KEYS = {"wet_ink", "in_flight", "fired_clay", "external", "open", "open_work"}  # section 7
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -308,7 +308,8 @@ def test_box_medulla(two_repos):
     assert doc["served_brain"] == {"project_root": None, "display_name": "medulla"}
     assert ids(doc) == ["5f5a51bd048f"]
     # Its answer is in repo-b's box, not this one: wet ink here, never a re-fold of the spool.
-    assert doc["counts"] == {"wet_ink": 1, "in_flight": 0, "fired_clay": 0, "external": 0, "open": 1}
+    # the letter answers another (a reply): open, but not open work (section 7)
+    assert doc["counts"] == {"wet_ink": 1, "in_flight": 0, "fired_clay": 0, "external": 0, "open": 1, "open_work": 0}
 
 
 def test_box_medulla_before_anything_exists():
@@ -370,7 +371,7 @@ def test_box_file_order_duplicates_kept_missions_left_out(two_repos):
     states = {l["id"]: l["state"] for l in doc["letters"]}
     assert states["0d1e2dcd665d"] == "in_flight"
     # Counts of distinct letters, from this box alone.
-    assert doc["counts"] == {"wet_ink": 3, "in_flight": 1, "fired_clay": 0, "external": 0, "open": 4}
+    assert doc["counts"] == {"wet_ink": 3, "in_flight": 1, "fired_clay": 0, "external": 0, "open": 4, "open_work": 3}
 
 
 def test_box_fates_come_from_the_box_alone(two_repos):
@@ -388,7 +389,7 @@ def test_box_fates_come_from_the_box_alone(two_repos):
     doc = box_json("repo-a")
     seek = next(l for l in doc["letters"] if l["id"] == "89a55a8758cb")
     assert seek["state"] == "fired_clay" and seek["answered_by"] == ["0b99a99db016"]
-    assert doc["counts"] == {"wet_ink": 3, "in_flight": 1, "fired_clay": 1, "external": 1, "open": 4}
+    assert doc["counts"] == {"wet_ink": 3, "in_flight": 1, "fired_clay": 1, "external": 1, "open": 4, "open_work": 2}
 
 
 def test_box_malformed_lines_are_skipped(two_repos):
@@ -402,11 +403,12 @@ def test_box_malformed_lines_are_skipped(two_repos):
 
 def test_box_view_writes_nothing(two_repos, tmp_path):
     copy_spool("worked-example.jsonl")
-    before = sorted(p for p in tmp_path.rglob("*"))
+    # the read model under <home>/state/ is the one thing a read may keep
+    before = sorted(p for p in tmp_path.rglob("*") if "state" not in p.relative_to(tmp_path).parts)
     for sel in ("repo-a", "repo-b", "medulla"):
         assert run_cli("box", sel, "--json").code == 0
         assert run_cli("box", sel).code == 0
-    assert sorted(p for p in tmp_path.rglob("*")) == before
+    assert sorted(p for p in tmp_path.rglob("*") if "state" not in p.relative_to(tmp_path).parts) == before
 
 
 # ----------------------------------------------------------------------------- help and version
@@ -810,7 +812,9 @@ def test_no_distribute_writes_nothing_and_creates_no_directory(two_repos, tmp_pa
             fh.write(b'\n{"repo":"repo-a","what":"new since the last run"}\n')
 
     def state():
-        return sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.rglob("*"))
+        # <home>/state/ (the read model) is the one place a read-only run may write (section 6)
+        return sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.rglob("*")
+                      if "state" not in p.relative_to(tmp_path).parts and p.name != "m1nd-home")
 
     before = state()
     result = run_cli(*args)
@@ -864,8 +868,8 @@ def _run_on_a_tty(args: list[str], env_changes: dict) -> bytes:
 )
 def test_colour_only_on_a_tty_without_no_color_outside_hooks(two_repos, env_changes, coloured):
     copy_spool("worked-example.jsonl")
-    out = _run_on_a_tty(["sweep"], env_changes)
-    assert b"Boxes" in out
+    out = _run_on_a_tty(["sweep", "--no-pager"], env_changes)  # a pager may emit its own escapes
+    assert b"Box " in out
     assert (b"\x1b[" in out) is coloured
 
 

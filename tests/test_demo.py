@@ -58,7 +58,7 @@ def test_demo_runs_every_step_and_shows_each_command(caller):
     # The commands really ran: their output follows.
     assert re.search(r"\b[0-9a-f]{12}\b", out), "write prints the new letter's id"
     assert "letters in the spool" in out  # the distribute receipt
-    assert "Boxes" in out and "box repo-a" in out  # sweep and box
+    assert "Box " in out and "box repo-a" in out  # sweep and box
     assert "mailbox:" in out  # doctor
 
     # Nothing of the caller's was touched.

@@ -201,38 +201,16 @@ def _notice(run, receipt) -> list[str]:
 
 
 def _open_count(run, box) -> int:  # box: the bound repository's
-    """Open letters in one box, from a small cache under <home>/state/ while the box
-    file is unchanged (same inode, size and mtime): a hook with nothing new then never
-    re-reads a large box.  The cache is only a shortcut: deleting it loses nothing."""
-    import hashlib
+    """Open work in one box (replies left out), from the read model: with nothing
+    new, one fstat and a cached count, whatever the size of the box."""
+    from m1nd.readmodel import open_model
 
-    import orjson
-
+    model = open_model(run, only=box)
     try:
-        st = os.stat(box.path)
-    except OSError:
-        return 0
-    key = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, list(run.markers)]
-    digest = hashlib.sha256(os.path.realpath(box.path).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    cache = os.path.join(run.paths.state, "hooks", f"open-{digest}.json")
-    try:
-        with open(cache, "rb") as fh:
-            doc = orjson.loads(fh.read())
-        if doc.get("key") == key and type(doc.get("open")) is int:
-            return doc["open"]
-    except (OSError, orjson.JSONDecodeError, AttributeError):
-        pass
-    from m1nd.boxview import view_box
-    from m1nd.fsutil import atomic_write
-    from m1nd.paths import ensure_dir
-
-    open_count = view_box(run, run.bound).counts["open"]
-    try:
-        ensure_dir(os.path.dirname(cache))
-        atomic_write(cache, orjson.dumps({"key": key, "open": open_count}))
-    except OSError:
-        pass
-    return open_count
+        source = model.boxes[0]
+        return model.counts(source)["open_work"] if source.fid is not None else 0
+    finally:
+        model.close()
 
 
 def _stage(run, receipt, index_file: str | None, parent: int) -> list[str]:

@@ -102,7 +102,7 @@ class ReadModel:
         self._graphs: dict[str, ReplyGraph] = {}
 
     # -- keeping current -----------------------------------------------------------
-    def refresh(self, secret_check=None) -> None:
+    def refresh(self, secret_check=None, only: Box | None = None) -> None:
         run = self.run
         sources = []
         spool_path = run.paths.spool
@@ -111,7 +111,7 @@ class ReadModel:
         if secret_check is None:
             from m1nd.secrets import held_in_batch as secret_check
         sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
-        for box in run.boxes():
+        for box in ([only] if only is not None else run.boxes()):
             sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
         self.sources = sources
 
@@ -475,8 +475,11 @@ class ReadModel:
 STATE_ORDER = STATES
 
 
-def open_model(run: Run, secret_check=None) -> ReadModel:
+def open_model(run: Run, secret_check=None, only: Box | None = None) -> ReadModel:
     """The read model for this run, brought current with the run's files.
+
+    `only`: bring current (and list in `sources`) the spool and this one box, not
+    every box of the run (the hook's line needs one box).
 
     Never fails for the model's own sake: a database that does not verify is
     rebuilt (a note in `model.notes`), and a home where nothing can be written
@@ -491,7 +494,7 @@ def open_model(run: Run, secret_check=None) -> ReadModel:
         notes.append(f"cannot write the read model under {run.paths.state}: reading the files directly (slower)")
     model = ReadModel(run, con, persistent, notes)
     try:
-        model.refresh(secret_check)
+        model.refresh(secret_check, only)
     except sqlite3.DatabaseError as exc:
         # Damaged under us (a page torn on disk): start over from the files.
         model.close()
@@ -502,7 +505,7 @@ def open_model(run: Run, secret_check=None) -> ReadModel:
         else:
             raise
         model = ReadModel(run, con, persistent, notes)
-        model.refresh(secret_check)
+        model.refresh(secret_check, only)
     except BaseException:
         model.close()
         raise

@@ -452,22 +452,30 @@ def test_switching_between_branches_whose_boxes_differ_is_never_refused(consente
     assert len(box_lines(repo)) == 2
 
 
-def test_the_open_count_is_cached_only_while_the_box_is_unchanged(repo, spool_path, m1nd_home):
+def test_the_open_count_follows_the_box_and_counts_open_work(repo, spool_path, m1nd_home):
     from conftest import run_script
 
     write_spool(spool_path, [letter("one")])
     first = run_script("hook", "run", "post-checkout", cwd=repo)
     assert first.returncode == 0
     assert first.stderr.decode() == "m1nd: repo-a has 1 open letter (1 new) — m1nd sweep to read\n"
-    caches = list((m1nd_home / "state" / "hooks").iterdir())
-    assert len(caches) == 1
+    assert (m1nd_home / "state" / "readmodel.sqlite3").is_file()  # the count comes from the read model
     box = repo / ".m1nd" / "inbox.jsonl"
     with open(box, "ab") as fh:  # a letter that arrived by git: the box changed
         fh.write(b'{"what": "from another machine", "repo": "repo-a"}\n')
     assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode().startswith("m1nd: repo-a has 2 open")
-    with open(box, "ab") as fh:  # a receipt closes both (and is itself open)
+    with open(box, "ab") as fh:  # one more letter, and a pickup of it: a reply is work done, not open work
+        fh.write(b'{"what": "third", "repo": "repo-a"}\n')
+        third = id_of(b'{"what": "third", "repo": "repo-a"}')
+        fh.write(b'{"class": "pickup", "answers": ["' + third + b'"], "what": "on it"}\n')
+    assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode().startswith("m1nd: repo-a has 3 open")
+    with open(box, "ab") as fh:  # a receipt closes all three (a receipt is itself a reply)
         ids = [id_of(l) for l in box.read_bytes().splitlines()]
-        fh.write(b'{"class": "triage", "answers": ["' + ids[0] + b'", "' + ids[1] + b'"], "what": "fixed"}\n')
+        answered = b'", "'.join([ids[0], ids[1], third])
+        fh.write(b'{"class": "triage", "answers": ["' + answered + b'"], "what": "fixed"}\n')
+    assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode() == ""  # no open work: no line
+    with open(box, "ab") as fh:
+        fh.write(b'{"what": "fourth", "repo": "repo-a"}\n')
     assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode().startswith("m1nd: repo-a has 1 open")
     shutil.rmtree(m1nd_home / "state")  # deleting private state loses nothing
     assert run_script("hook", "run", "post-checkout", cwd=repo).stderr.decode().startswith("m1nd: repo-a has 1 open")
