@@ -16,7 +16,7 @@ import pytest
 
 from conftest import run_script
 
-ARTIFACTS = Path(os.environ.get("M1ND_TEST_ARTIFACTS") or Path(__file__).resolve().parents[2] / "test-artifacts")
+ARTIFACTS = Path(os.environ.get("M1ND_TEST_ARTIFACTS") or Path(__file__).resolve().parents[1] / "artifacts")
 
 
 class Server:

@@ -1,0 +1,380 @@
+"""`m1nd report` and its subcommands: profile, prepare, commit, deliver, status,
+list, render, alert (reports contract)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from m1nd.cli import output
+from m1nd.cli.common import open_run, reporting
+from m1nd.cli.options import Home, Json, Now, Roots, Spool
+
+app = typer.Typer(help="Scheduled and on-demand mailbox reports that never lose a letter.",
+                  invoke_without_command=True, no_args_is_help=False)
+
+ProfileOpt = Annotated[Optional[str], typer.Option("--profile", help="Report profile (default: twice-daily).", metavar="NAME")]
+To = Annotated[Optional[str], typer.Option("--to", help="Sink: a directory (default HOME/reports) or 'exec:CMD'.", metavar="SINK")]
+
+
+def _now(now):
+    from m1nd.clock import parse_now
+
+    return parse_now(now)
+
+
+def _time(value: str | None, flag: str):
+    from m1nd.clock import parse_now
+    from m1nd.errors import UsageError
+
+    if value is None:
+        return None
+    if not value.strip():
+        raise UsageError(f"{flag} needs a time")
+    try:
+        return parse_now(value)
+    except UsageError as exc:
+        raise UsageError(f"{flag}: {exc.message}") from None
+
+
+def _setup(home, spool, roots, profile):
+    from m1nd.reports.profiles import find_profile
+
+    run = open_run(home, spool, roots)
+    return run, find_profile(run.paths, profile)
+
+
+@app.callback()
+def report(
+    ctx: typer.Context,
+    profile: ProfileOpt = None,
+    to: To = None,
+    since: Annotated[Optional[str], typer.Option("--since", help="Manual report from this time (moves no cursor).", metavar="TIME")] = None,
+    until: Annotated[Optional[str], typer.Option("--until", help="End of a manual report (default: now).", metavar="TIME")] = None,
+    now: Now = None,
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Prepare, commit and deliver the due report, and print it; say so when nothing is due."""
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = {"profile": profile, "to": to, "now": now, "json": json_out, "home": home, "spool": spool,
+                   "roots": roots}
+        return
+    from m1nd.errors import UsageError
+    from m1nd.reports.runner import run_report
+
+    with reporting(json_out):
+        if until is not None and since is None:
+            raise UsageError("--until needs --since (a manual report)")
+        moment = _now(now)
+        start, end = _time(since, "--since"), _time(until, "--until")
+        run, prof = _setup(home, spool, roots, profile)
+        outcome = run_report(run, prof, moment, to, start, end)
+    if json_out:
+        output.emit_json(outcome.as_json())
+    elif not outcome.due and not outcome.deliveries:
+        output.emit_text(f"nothing due for profile {outcome.profile}: next report at {outcome.next_boundary}")
+    else:
+        shown = False
+        for d in outcome.deliveries:
+            if d.markdown:
+                output.emit_text(d.markdown.decode("utf-8"))
+                shown = True
+            if d.status == "failed":
+                output.error_line(f"report {d.run_id} not delivered to {d.sink}: {d.message} (it stays in the outbox)")
+        if not shown and outcome.prepared is not None:
+            from m1nd.reports.render import markdown
+
+            output.emit_text(markdown(outcome.prepared.frozen).decode("utf-8"))
+    if outcome.failed:
+        raise typer.Exit(1)
+
+
+def _opts(ctx, **given):
+    base = dict(ctx.obj or {})
+    for key, value in given.items():
+        if value not in (None, False, []):
+            base[key] = value
+    return base
+
+
+@app.command("profile")
+def profile_cmd(
+    ctx: typer.Context,
+    name: Annotated[Optional[str], typer.Argument(help="Profile name or alias (default: the default profile).")] = None,
+    json_out: Json = False,
+    home: Home = None,
+) -> None:
+    """Show a profile's schedule, timezone and boxes (no effects)."""
+    from m1nd.paths import resolve_paths
+    from m1nd.reports.profiles import find_profile
+
+    o = _opts(ctx, json=json_out, home=home)
+    with reporting(o.get("json", False)):
+        paths = resolve_paths(o.get("home"))
+        prof = find_profile(paths, name or o.get("profile"))
+        from m1nd import roster
+
+        default = [r.rstrip("/").rsplit("/", 1)[-1] for r in roster.load(paths)] + ["medulla"]
+        doc = prof.as_json(default)
+    if o.get("json"):
+        output.emit_json(doc)
+        return
+    output.emit_text(f"profile {doc['name']}" + (f" (aliases: {', '.join(doc['aliases'])})" if doc["aliases"] else ""))
+    for rule in doc["rrules"]:
+        output.emit_text(f"  rule      {rule}")
+    output.emit_text(f"  timezone  {doc['timezone']}")
+    output.emit_text(f"  boxes     {', '.join(doc['boxes'])}")
+
+
+@app.command("prepare")
+def prepare_cmd(
+    ctx: typer.Context,
+    profile: ProfileOpt = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="TIME", help="Manual window start.")] = None,
+    until: Annotated[Optional[str], typer.Option("--until", metavar="TIME", help="Manual window end.")] = None,
+    now: Now = None,
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Freeze the due period (or a manual window) into a report; print its run id and digest."""
+    from m1nd.reports import freeze, store
+    from m1nd.reports.runner import nothing_due
+
+    o = _opts(ctx, profile=profile, now=now, json=json_out, home=home, spool=spool, roots=roots)
+    with reporting(o.get("json", False)):
+        moment = _now(o.get("now"))
+        start, end = _time(since, "--since"), _time(until, "--until")
+        run, prof = _setup(o.get("home"), o.get("spool"), o.get("roots"), o.get("profile"))
+        with store.profile_lock(run.paths, prof.name):
+            prepared = freeze.prepare(run, prof, moment, start, end)
+        nb = None if prepared else nothing_due(run, prof, moment)[1]
+    if prepared is None:
+        doc = {"run_id": None, "profile": prof.name, "status": "nothing-due", "next_boundary": nb}
+        if o.get("json"):
+            output.emit_json(doc)
+        else:
+            output.emit_text(f"nothing due for profile {prof.name}: next report at {nb}")
+        return
+    doc = prepared.as_json()
+    if o.get("json"):
+        output.emit_json(doc)
+        return
+    output.emit_text(f"prepared {doc['run_id']} ({doc['classification']}, {doc['period']['start']} → "
+                     f"{doc['period']['end']}): {doc['entries']} entries on {doc['pages']} pages")
+    output.emit_text(f"next: m1nd report commit {doc['run_id']} --digest {doc['digest']}")
+
+
+@app.command("commit")
+def commit_cmd(
+    ctx: typer.Context,
+    run_id: Annotated[str, typer.Argument(help="The run id printed by prepare.")],
+    digest: Annotated[str, typer.Option("--digest", help="The report digest printed by prepare.", metavar="D")],
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Check every page against its digest, then advance the cursor and queue delivery."""
+    from m1nd.reports import freeze, store
+    from m1nd.reports.profiles import find_profile
+
+    o = _opts(ctx, json=json_out, home=home, spool=spool, roots=roots)
+    with reporting(o.get("json", False)):
+        run = open_run(o.get("home"), o.get("spool"), o.get("roots"))
+        name = freeze.profile_of_run(run.paths, _run_id(run_id))
+        prof = find_profile(run.paths, name)
+        with store.profile_lock(run.paths, prof.name):
+            result = freeze.commit(run, prof, run_id, digest)
+    if o.get("json"):
+        output.emit_json(result.as_json())
+    else:
+        output.emit_text(f"{result.status} {result.run_id}" + (f": cursor at {result.cursor}" if result.cursor else ""))
+
+
+def _run_id(text: str) -> str:
+    from m1nd.errors import UsageError
+    from m1nd.reports.freeze import is_run_id
+
+    if not is_run_id(text):
+        raise UsageError(f"not a run id: {text!r}")
+    return text
+
+
+@app.command("deliver")
+def deliver_cmd(
+    ctx: typer.Context,
+    profile: ProfileOpt = None,
+    to: To = None,
+    now: Now = None,
+    json_out: Json = False,
+    home: Home = None,
+) -> None:
+    """Hand every outbox report to its sink; a failed delivery stays for the next try."""
+    from m1nd.paths import resolve_paths
+    from m1nd.reports import deliver, store
+    from m1nd.reports.profiles import find_profile
+
+    o = _opts(ctx, profile=profile, to=to, now=now, json=json_out, home=home)
+    with reporting(o.get("json", False)):
+        moment = _now(o.get("now"))
+        paths = resolve_paths(o.get("home"))
+        prof = find_profile(paths, o.get("profile"))
+        sink = deliver.parse_sink(o.get("to") or prof.sink, paths)
+        with store.profile_lock(paths, prof.name):
+            results = deliver.deliver(paths, prof.name, sink, moment)
+    if o.get("json"):
+        output.emit_json({"profile": prof.name, "deliveries": [r.as_json() for r in results]})
+    else:
+        if not results:
+            output.emit_text(f"outbox of profile {prof.name} is empty: nothing to deliver")
+        for r in results:
+            if r.status == "failed":
+                output.error_line(f"report {r.run_id} not delivered to {r.sink}: {r.message} (it stays in the outbox)")
+            else:
+                output.emit_text(f"{r.status} {r.run_id} to {r.sink} (verified: {str(r.verified).lower()})")
+    if any(r.status == "failed" for r in results):
+        raise typer.Exit(1)
+
+
+@app.command("status")
+def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home: Home = None) -> None:
+    """Each profile's cursor, next boundary, outbox and last receipts."""
+    from m1nd.clock import stamp
+    from m1nd.paths import resolve_paths
+    from m1nd.reports import calendar, store
+    from m1nd.reports.profiles import load_profiles
+
+    o = _opts(ctx, now=now, json=json_out, home=home)
+    with reporting(o.get("json", False)):
+        moment = _now(o.get("now"))
+        paths = resolve_paths(o.get("home"))
+        doc = {"profiles": {}}
+        for name, prof in sorted(load_profiles(paths).items()):
+            state = store.load_state(paths, name)
+            nb = calendar.next_after(moment, prof.rules, prof.zone)
+            doc["profiles"][name] = {
+                "cursor": state.cursor,
+                "next_boundary": stamp(nb) if nb else None,
+                "outbox": list(state.outbox),
+                "receipts": [{k: r[k] for k in ("run_id", "sink", "digest", "verified")} for r in state.receipts[-10:]],
+            }
+    if o.get("json"):
+        output.emit_json(doc)
+        return
+    for name, p in doc["profiles"].items():
+        output.emit_text(f"{name}: cursor {p['cursor'] or 'none yet'}, next boundary {p['next_boundary']}, "
+                         f"outbox {len(p['outbox'])}, receipts {len(p['receipts'])}")
+
+
+@app.command("list")
+def list_cmd(
+    ctx: typer.Context,
+    limit: Annotated[int, typer.Option("--limit", min=0, max=200, help="At most this many (0-200).")] = 100,
+    offset: Annotated[int, typer.Option("--offset", min=0, max=10000, help="Skip this many (0-10000).")] = 0,
+    json_out: Json = False,
+    home: Home = None,
+) -> None:
+    """Delivered reports, newest first."""
+    from m1nd.paths import resolve_paths
+    from m1nd.reports import store
+    from m1nd.reports.profiles import load_profiles
+
+    o = _opts(ctx, json=json_out, home=home)
+    with reporting(o.get("json", False)):
+        paths = resolve_paths(o.get("home"))
+        rows = []
+        for name in load_profiles(paths):
+            for r in store.load_state(paths, name).receipts:
+                rows.append({k: r[k] for k in ("run_id", "profile", "kind", "classification", "period",
+                                                "delivered_at", "sink", "digest", "verified")})
+        rows.sort(key=lambda r: r["run_id"], reverse=True)
+        rows.sort(key=lambda r: r["delivered_at"], reverse=True)
+        window = rows[offset:offset + limit]
+        doc = {"reports": window, "returned": len(window), "total": len(rows),
+               "truncated": offset + len(window) < len(rows)}
+    if o.get("json"):
+        output.emit_json(doc)
+        return
+    if not window:
+        output.emit_text("no delivered reports")
+    for r in window:
+        output.emit_text(f"{r['delivered_at']}  {r['run_id']}  {r['profile']}  {r['classification']}  "
+                         f"{r['period']['start']} → {r['period']['end']}  {r['sink']}")
+    if doc["truncated"]:
+        output.emit_text(f"… {doc['total'] - offset - len(window)} more (--offset {offset + len(window)})")
+
+
+@app.command("render")
+def render_cmd(
+    ctx: typer.Context,
+    run_id: Annotated[str, typer.Argument(help="The run to render.")],
+    fmt: Annotated[str, typer.Option("--format", help="md, html or json.", metavar="FORMAT")] = "md",
+    out: Annotated[Optional[str], typer.Option("--out", help="Write to FILE instead of stdout.", metavar="FILE")] = None,
+    home: Home = None,
+) -> None:
+    """Render a frozen report (checked against its digests) as Markdown, HTML or JSON."""
+    from m1nd.errors import M1ndError, NotFound, UsageError
+    from m1nd.paths import resolve_paths
+    from m1nd.reports import render, store
+
+    o = _opts(ctx, home=home)
+    with reporting(False):
+        if fmt not in ("md", "html", "json"):
+            raise UsageError(f"--format must be md, html or json, not {fmt!r}")
+        paths = resolve_paths(o.get("home"))
+        frozen = store.load_frozen(paths, _run_id(run_id))
+        if frozen is None:
+            raise NotFound(f"no frozen report {run_id}")
+        data = render.render(frozen, fmt)
+        if out:
+            from m1nd.fsutil import atomic_write
+            from m1nd.paths import absolute
+
+            try:
+                atomic_write(absolute(out), data, mode=0o644)
+            except OSError as exc:
+                raise M1ndError(f"cannot write {out}: {exc.strerror}") from None
+            return
+    import sys
+
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
+@app.command("alert")
+def alert_cmd(
+    ctx: typer.Context,
+    profile: ProfileOpt = None,
+    now: Now = None,
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Print letters of alert classes observed since the last alert (moves no cursor)."""
+    from m1nd.reports.alerts import alert
+
+    o = _opts(ctx, profile=profile, now=now, json=json_out, home=home, spool=spool, roots=roots)
+    with reporting(o.get("json", False)):
+        moment = _now(o.get("now"))
+        run, prof = _setup(o.get("home"), o.get("spool"), o.get("roots"), o.get("profile"))
+        alert(run, prof, moment, lambda found: _print_alerts(prof, found, o.get("json")))
+
+
+def _print_alerts(prof, found, as_json) -> None:
+    if as_json:
+        output.emit_json({"profile": prof.name, "classes": list(prof.alert_classes), "alerts": found,
+                          "count": len(found)})
+        return
+    if not found:
+        output.emit_text(f"no new alerts ({', '.join(prof.alert_classes)})")
+    from m1nd.reports.render import plain
+
+    for a in found:
+        output.emit_text(f"ALERT {a['class']} {a['id']} [{a['box']}] {plain(a['what'])} ({plain(a['agent'])}, {a['ts']})")

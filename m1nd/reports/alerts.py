@@ -1,0 +1,37 @@
+"""Urgent alerts (reports contract section 3): letters of alert classes observed
+since the last alert.  Printing never moves the report cursor; the letters still
+appear in the next report.  Printed first, recorded after: a crash in between
+repeats an alert rather than losing one."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from m1nd import ledger
+from m1nd.clock import stamp
+from m1nd.reports import store
+from m1nd.reports.freeze import _holder, profile_boxes
+from m1nd.reports.mailbox import WAITING, observe
+from m1nd.reports.profiles import Profile
+from m1nd.run import Run
+
+
+def alert(run: Run, profile: Profile, now: datetime, emit) -> list[dict]:
+    """`emit(found)` prints the alerts; only then are they recorded."""
+    paths = run.paths
+    with store.profile_lock(paths, profile.name):
+        union, _ = observe(run, stamp(now))
+        done = store.load_alerted(paths, profile.name)
+        boxes = profile_boxes(run, profile)
+        classes = set(profile.alert_classes)
+        found = []
+        for e in ledger.load(paths).values():
+            letter = union.letters.get(e.digest)
+            if letter is None or e.digest in done or letter.klass not in classes:
+                continue
+            found.append({"id": letter.id, "digest": e.digest, "class": letter.klass, "what": letter.what,
+                          "agent": letter.agent, "ts": letter.ts, "observed_at": e.observed_at,
+                          "box": _holder(union, e.digest, boxes) or WAITING})
+        emit(found)
+        store.add_alerted(paths, profile.name, [a["digest"] for a in found])
+    return found

@@ -1,0 +1,190 @@
+"""Deliver (reports contract section 4): hand each outbox report to its sink, clear
+the outbox entry only on success, record a receipt.
+
+Sinks: a directory (artifacts written atomically, the sink manifest last, then read
+back and checked: `verified: true`) or `exec:CMD` (the Markdown on stdin, delivered
+when it exits 0 within its timeout: `verified: false`, since nothing can be read back).
+Each delivery has an idempotency key derived from the run and the sink (given to a
+command as M1ND_REPORT_KEY): a directory already holding the run's artifacts is not
+written again; a command that may have run before a crash is told the same key.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+
+import orjson
+
+from m1nd.clock import stamp
+from m1nd.errors import M1ndError, UsageError
+from m1nd.fsutil import atomic_write
+from m1nd.paths import Paths, absolute, ensure_dir
+from m1nd.reports import store
+from m1nd.reports.faults import crash
+from m1nd.reports.render import artifacts
+
+DEFAULT_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Sink:
+    kind: str  # dir | exec
+    target: str  # absolute directory, or the command
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}:{self.target}"
+
+
+def parse_sink(text: str | None, paths: Paths) -> Sink:
+    if not text:
+        return Sink("dir", os.path.join(paths.home, "reports"))
+    if text.startswith("exec:"):
+        command = text[5:].strip()
+        if not command:
+            raise UsageError("exec: sink needs a command, e.g. 'exec:mail -s report owner@example.invalid'")
+        return Sink("exec", command)
+    return Sink("dir", absolute(text))
+
+
+def idempotency_key(run_id: str, sink: Sink) -> str:
+    return store.sha256(f"{run_id}\n{sink.name}".encode())[:32]
+
+
+def timeout_seconds() -> float:
+    text = os.environ.get("M1ND_REPORT_TIMEOUT")
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"M1ND_REPORT_TIMEOUT must be a number of seconds, not {text!r}") from None
+    if not value > 0:
+        raise UsageError("M1ND_REPORT_TIMEOUT must be more than 0 seconds")
+    return value
+
+
+class SinkFailed(Exception):
+    pass
+
+
+def _to_directory(sink: Sink, frozen: store.Frozen, files: dict[str, bytes], key: str) -> bool:
+    """Write and verify; True when the artifacts were already there (nothing written)."""
+    try:
+        ensure_dir(sink.target)
+    except OSError as exc:
+        raise SinkFailed(f"cannot create {sink.target}: {exc.strerror}") from None
+    run_id = frozen.run_id
+    want = {name: store.sha256(data) for name, data in files.items()}
+    manifest = {"run_id": run_id, "key": key, "digest": frozen.digest, "artifacts": want}
+    manifest_bytes = orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+    manifest_path = os.path.join(sink.target, f"{run_id}.manifest.json")
+
+    def read_back() -> bool:
+        try:
+            with open(manifest_path, "rb") as fh:
+                if fh.read() != manifest_bytes:
+                    return False
+            for name, digest in want.items():
+                with open(os.path.join(sink.target, name), "rb") as fh:
+                    if store.sha256(fh.read()) != digest:
+                        return False
+        except OSError:
+            return False
+        return True
+
+    if read_back():
+        return True
+    try:
+        for i, (name, data) in enumerate(files.items()):
+            atomic_write(os.path.join(sink.target, name), data, mode=0o600)
+            if i == 0:
+                crash("deliver-dir-mid")
+        atomic_write(manifest_path, manifest_bytes, mode=0o600)
+    except OSError as exc:
+        raise SinkFailed(f"cannot write to {sink.target}: {exc.strerror}") from None
+    if not read_back():
+        raise SinkFailed(f"{sink.target}: the artifacts read back do not match their digests")
+    return False
+
+
+def _to_command(sink: Sink, frozen: store.Frozen, markdown: bytes, key: str, timeout: float) -> None:
+    env = dict(os.environ, M1ND_REPORT_KEY=key, M1ND_REPORT_RUN_ID=frozen.run_id, M1ND_REPORT_DIGEST=frozen.digest)
+    env.pop("M1ND_TEST_CRASH", None)
+    try:
+        proc = subprocess.Popen(["/bin/sh", "-c", sink.target], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, env=env, start_new_session=True)
+    except OSError as exc:
+        raise SinkFailed(f"cannot run {sink.target!r}: {exc.strerror}") from None
+    try:
+        _, err = proc.communicate(markdown, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise SinkFailed(f"{sink.target!r} did not finish within {timeout:g} s") from None
+    if proc.returncode != 0:
+        last = (err or b"").decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        raise SinkFailed(f"{sink.target!r} exited {proc.returncode}" + (f": {last[0][:200]}" if last[0] else ""))
+
+
+@dataclass(frozen=True)
+class Delivery:
+    run_id: str
+    status: str  # delivered | already-delivered | failed
+    sink: str
+    key: str
+    verified: bool
+    message: str = ""
+    markdown: bytes = b""
+
+    def as_json(self) -> dict:
+        out = {"run_id": self.run_id, "status": self.status, "sink": self.sink, "key": self.key,
+               "verified": self.verified}
+        if self.message:
+            out["message"] = self.message
+        return out
+
+
+def deliver(paths: Paths, profile: str, sink: Sink, now, timeout: float | None = None) -> list[Delivery]:
+    """Deliver every outbox report of one profile.  The caller holds its lock."""
+    state = store.load_state(paths, profile)
+    results = []
+    for run_id in list(state.outbox):
+        key = idempotency_key(run_id, sink)
+        try:
+            frozen = store.load_frozen(paths, run_id)
+            if frozen is None:
+                raise M1ndError(f"outbox report {run_id} is missing from {store.runs_dir(paths)}")
+        except M1ndError as exc:
+            results.append(Delivery(run_id, "failed", sink.name, key, False, exc.message))
+            continue
+        files = artifacts(frozen)
+        markdown = files[f"{run_id}.md"]
+        try:
+            if sink.kind == "dir":
+                already = _to_directory(sink, frozen, files, key)
+                verified = True
+            else:
+                _to_command(sink, frozen, markdown, key, timeout or timeout_seconds())
+                already, verified = False, False
+        except SinkFailed as exc:
+            results.append(Delivery(run_id, "failed", sink.name, key, False, str(exc)))
+            continue
+        crash("deliver-before-receipt")
+        head = frozen.head
+        state.outbox.remove(run_id)
+        state.receipts.append({
+            "run_id": run_id, "profile": profile, "kind": head["kind"], "classification": head["classification"],
+            "period": head["period"], "sink": sink.name, "key": key, "digest": frozen.digest,
+            "verified": verified, "delivered_at": stamp(now),
+        })
+        store.save_state(paths, profile, state)
+        results.append(Delivery(run_id, "already-delivered" if already else "delivered", sink.name, key,
+                                verified, markdown=markdown))
+    return results

@@ -1,0 +1,360 @@
+"""Prepare (freeze) and commit (reports contract sections 3 and 4).
+
+prepare: the due period `[start, end)`, its ledger entries not yet reported, each
+joined with its letter and fate, grouped by box in profile order, cut into pages of
+100, written as a frozen run whose id derives from the policy, the period and the
+kind.  commit: recompute every digest, check the run is not stale, then in one atomic
+write advance the cursor and put the run in the outbox.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+import orjson
+
+from m1nd import ledger
+from m1nd.clock import stamp
+from m1nd.errors import M1ndError, NotFound, UsageError
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK
+from m1nd.paths import Paths
+from m1nd.reports import calendar, store
+from m1nd.reports.faults import crash
+from m1nd.reports.mailbox import WAITING, Union, observe
+from m1nd.reports.profiles import Profile, policy_digest
+from m1nd.run import Run
+
+PAGE_SIZE = 100
+BOOTSTRAP = timedelta(days=7)
+HEAD_SCHEMA = "m1nd-report-v1"
+MARKERS = ("🟦", "🟪", "🟩", "🟧")
+SCHEDULED, MANUAL = "scheduled", "manual"
+PARTIAL, CATCH_UP = "partial-since-activation", "catch-up"
+WHAT_LEN = 80
+
+
+def parse_stamp(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+
+
+def profile_boxes(run: Run, profile: Profile) -> list[str]:
+    # The roster (and --root) in order, then medulla; the repository the command runs
+    # in is not part of a profile unless registered, so the policy never depends on
+    # the directory a report is run from.
+    from m1nd import roster
+
+    registered = {os.path.realpath(p) for p in roster.load(run.paths)}
+    default = [r.label for r in run.roots.roots if r.path != run.bound or r.real in registered] + ["medulla"]
+    seen, out = set(), []
+    for label in profile.box_labels(default):
+        if label.lower() not in seen:
+            seen.add(label.lower())
+            out.append(label)
+    return out
+
+
+def run_id_for(policy: str, start: str, end: str, kind: str) -> str:
+    key = store.sha256(f"{policy}\n{start}\n{end}\n{kind}".encode())[:12]
+    return f"{end[:10].replace('-', '')}T{end[11:16].replace(':', '')}Z-{kind[0]}-{key}"
+
+
+@dataclass(frozen=True)
+class Due:
+    """What `m1nd report` would do now for a profile, found without reading letters."""
+
+    end: datetime | None
+    cursor: str | None
+    next_boundary: datetime | None
+
+    @property
+    def due(self) -> bool:
+        return self.end is not None and (self.cursor is None or stamp(self.end) > self.cursor)
+
+
+def due(profile: Profile, state: store.State, now: datetime) -> Due:
+    zone = profile.zone
+    end = calendar.latest_at_or_before(now, profile.rules, zone)
+    return Due(end, state.cursor, calendar.next_after(now, profile.rules, zone))
+
+
+def classify(start: datetime, end: datetime, profile: Profile) -> str:
+    before = calendar.latest_before(end, profile.rules, profile.zone)
+    if before is None or start == before:
+        return SCHEDULED
+    return PARTIAL if start > before else CATCH_UP
+
+
+def accounted(paths: Paths, state: store.State) -> set[str]:
+    """Every digest the profile's committed scheduled runs accounted for."""
+    out: set[str] = set()
+    for run_id in state.committed:
+        if run_id.split("-")[1] != "s":
+            continue
+        frozen = store.load_frozen(paths, run_id)
+        if frozen is None:
+            raise M1ndError(f"committed report {run_id} is missing from {store.runs_dir(paths)}: refusing to go on")
+        out.update(frozen.digests)
+    return out
+
+
+def _holder(union: Union, digest: str, order: list[str]) -> str | None:
+    for label in order:
+        if digest in union.members.get(label, ()):
+            return label
+    return None
+
+
+def _short(text: str) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= WHAT_LEN else one[: WHAT_LEN - 1] + "…"
+
+
+def _entry(union: Union, e: ledger.Entry, box: str) -> dict:
+    letter = union.letters[e.digest]
+    return {
+        "box": box,
+        "pending": union.pending_name(e.digest) if box == WAITING else None,
+        "id": letter.id,
+        "digest": e.digest,
+        "observed_at": e.observed_at,
+        "state": union.graph.state(letter),
+        "reply": bool(letter.answers),
+        "class": letter.klass,
+        "tool": letter.tool,
+        "what": _short(letter.what),
+        "agent": letter.agent,
+        "ts": letter.ts,
+        "answered_by": union.graph.answers_to(letter.id),
+    }
+
+
+def _sort(entries: list[dict], order: dict[str, int]) -> None:
+    """By box in profile order, then state, then newest first (stable sorts compose)."""
+    rank = {s: i for i, s in enumerate(STATES)}
+    entries.sort(key=lambda e: (e["id"], e["digest"]))
+    entries.sort(key=lambda e: e["ts"], reverse=True)
+    entries.sort(key=lambda e: (order[e["box"]], rank[e["state"]]))
+
+
+def _summary(union: Union, boxes: list[str], entries: list[dict], missing: set[str]) -> list[dict]:
+    rows = []
+    new = {}
+    for e in entries:
+        new[e["box"]] = new.get(e["box"], 0) + 1
+    for i, label in enumerate(boxes + ([WAITING] if new.get(WAITING) else [])):
+        counts = {WET_INK: 0, IN_FLIGHT: 0, FIRED_CLAY: 0, EXTERNAL: 0}
+        digests = union.members.get(label, ()) if label != WAITING else ()
+        for d in digests:
+            letter = union.letters[d]
+            state = union.graph.state(letter)
+            if state in (WET_INK, IN_FLIGHT) and letter.answers:
+                continue  # a reply is work done, never open work
+            counts[state] += 1
+        rows.append({
+            "box": label,
+            "marker": MARKERS[i % len(MARKERS)] if label != WAITING else "",
+            "reachable": label == WAITING or label not in missing,
+            "new": new.get(label, 0),
+            "open": counts[WET_INK],
+            "in_flight": counts[IN_FLIGHT],
+            "answered": counts[FIRED_CLAY],
+            "external": counts[EXTERNAL],
+        })
+    return rows
+
+
+@dataclass(frozen=True)
+class Prepared:
+    frozen: store.Frozen
+    reused: bool  # the same period was already frozen
+
+    def as_json(self) -> dict:
+        head = self.frozen.head
+        return {
+            "run_id": self.frozen.run_id,
+            "profile": head["profile"],
+            "kind": head["kind"],
+            "classification": head["classification"],
+            "period": head["period"],
+            "entries": head["entries"],
+            "pages": head["pages"],
+            "digest": self.frozen.digest,
+            "page_digests": list(self.frozen.manifest["pages"]),
+            "dir": self.frozen.dir,
+        }
+
+
+def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = None,
+            until: datetime | None = None) -> Prepared | None:
+    """Freeze the due period (or, with `since`, a manual window); None when nothing is due.
+
+    The caller holds the profile's lock.
+    """
+    paths = run.paths
+    state = store.load_state(paths, profile.name)
+    boxes = profile_boxes(run, profile)
+    policy = profile.policy(boxes)
+    pdigest = policy_digest(policy)
+    kind = MANUAL if since is not None else SCHEDULED
+    if kind == MANUAL:
+        end = until or now
+        if end <= since:
+            raise UsageError(f"--until {stamp(end)} must be later than --since {stamp(since)}")
+        start, bootstrap = since, False
+    else:
+        d = due(profile, state, now)
+        if not d.due:
+            return None
+        end = d.end
+    # The run id of a scheduled period depends on its start, which with no cursor
+    # depends on the ledger: read the letters (recording them) first.
+    union, _ = observe(run, stamp(now))
+    crash("prepare-after-observe")
+    entries_all = ledger.load(paths)
+    if kind == SCHEDULED:
+        bootstrap = state.cursor is None
+        if bootstrap:
+            first = min((e.observed_at for e in entries_all.values()), default=None)
+            start = end - BOOTSTRAP
+            if first is not None and parse_stamp(first) > start:
+                start = parse_stamp(first)
+            start = min(start, end)
+        else:
+            start = parse_stamp(state.cursor)
+    start_s, end_s = stamp(start), stamp(end)
+    run_id = run_id_for(pdigest, start_s, end_s, kind)
+    existing = store.load_frozen(paths, run_id)
+    if existing is not None:
+        return Prepared(existing, True)
+
+    done = accounted(paths, state) if kind == SCHEDULED else set()
+    order = boxes + [WAITING]
+    missing = set(boxes) - set(union.labels)
+    entries: list[dict] = []
+    digests: list[str] = []
+    not_itemized = deferred = 0
+    for e in entries_all.values():
+        if e.observed_at >= end_s or e.digest in done:
+            continue
+        if kind == MANUAL and e.observed_at < start_s:
+            continue
+        if bootstrap and e.observed_at < start_s:
+            not_itemized += 1
+            digests.append(e.digest)
+            continue
+        if e.digest not in union.letters:
+            deferred += 1  # its box cannot be read now: it waits for a later report
+            continue
+        box = _holder(union, e.digest, boxes)
+        if box is None:
+            if union.holder.get(e.digest) is not None:
+                continue  # held by a box this profile does not report on
+            box = WAITING
+        entries.append(_entry(union, e, box))
+        digests.append(e.digest)
+    _sort(entries, {label: i for i, label in enumerate(order)})
+
+    reasons = []
+    for label in sorted(missing):
+        reasons.append(f"box {label} unreachable")
+    reasons += union.problems
+    waiting = sum(1 for d in union.letters if d not in union.holder)
+    if waiting:
+        reasons.append(f"{waiting} letter{'s' if waiting != 1 else ''} pending in the spool")
+    if union.malformed:
+        reasons.append(f"{union.malformed} malformed line{'s' if union.malformed != 1 else ''}")
+    if not_itemized:
+        reasons.append(f"{not_itemized} letter{'s' if not_itemized != 1 else ''} observed before "
+                       f"{start_s} not itemized")
+    if deferred:
+        reasons.append(f"{deferred} observed letter{'s' if deferred != 1 else ''} unreadable now, "
+                       "left for a later report")
+    classification = MANUAL if kind == MANUAL else classify(start, end, profile)
+    pages = [{"run_id": run_id, "number": i // PAGE_SIZE + 1, "entries": entries[i:i + PAGE_SIZE]}
+             for i in range(0, len(entries), PAGE_SIZE)]
+    zone = profile.zone
+    head = {
+        "schema": HEAD_SCHEMA,
+        "run_id": run_id,
+        "profile": profile.name,
+        "kind": kind,
+        "classification": classification,
+        "period": {"start": start_s, "end": end_s, "timezone": profile.timezone},
+        "local": {"start": start.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z"),
+                  "end": end.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")},
+        "policy": policy,
+        "policy_digest": pdigest,
+        "cursor_before": state.cursor if kind == SCHEDULED else None,
+        "frozen_at": stamp(now),
+        "bootstrap": bootstrap,
+        "not_itemized": not_itemized,
+        "deferred": deferred,
+        "coverage": {"status": "incomplete" if reasons else "complete", "reasons": reasons},
+        "summary": _summary(union, boxes, entries, missing),
+        "entries": len(entries),
+        "pages": len(pages),
+        "next_boundary": (lambda b: stamp(b) if b else None)(calendar.next_after(end, profile.rules, zone)),
+    }
+    store.write_frozen(paths, run_id, head, pages, digests, crash=crash)
+    crash("prepare-after-freeze")
+    frozen = store.load_frozen(paths, run_id)
+    return Prepared(frozen, False)
+
+
+@dataclass(frozen=True)
+class Committed:
+    run_id: str
+    status: str  # committed | already-committed
+    cursor: str | None
+    digest: str
+
+    def as_json(self) -> dict:
+        return {"run_id": self.run_id, "status": self.status, "cursor": self.cursor, "digest": self.digest}
+
+
+def commit(run: Run, profile: Profile, run_id: str, digest: str) -> Committed:
+    """Recompute, check, then advance the cursor and queue delivery in one write.
+
+    The caller holds the profile's lock.
+    """
+    paths = run.paths
+    state = store.load_state(paths, profile.name)
+    frozen = store.load_frozen(paths, run_id)
+    if frozen is None:
+        raise NotFound(f"no frozen report {run_id}")
+    head = frozen.head
+    if head["profile"] != profile.name:
+        raise UsageError(f"report {run_id} belongs to profile {head['profile']!r}, not {profile.name!r}")
+    if digest != frozen.digest:
+        raise M1ndError(f"report {run_id}: digest {digest!r} is not the report's digest: nothing committed")
+    if run_id in state.committed:
+        return Committed(run_id, "already-committed", state.cursor, frozen.digest)
+    boxes = profile_boxes(run, profile)
+    if policy_digest(profile.policy(boxes)) != head["policy_digest"]:
+        raise M1ndError(f"report {run_id} is stale: profile {profile.name!r} changed since it was prepared "
+                        "(policy drift): nothing committed; prepare again")
+    if head["kind"] == SCHEDULED:
+        if head["cursor_before"] != state.cursor:
+            raise M1ndError(f"report {run_id} is stale: the cursor moved to {state.cursor} since it was "
+                            "prepared: nothing committed; prepare again")
+        state.cursor = head["period"]["end"]
+    state.committed.append(run_id)
+    state.outbox.append(run_id)
+    crash("commit-before-write")
+    store.save_state(paths, profile.name, state)
+    crash("commit-after-write")
+    return Committed(run_id, "committed", state.cursor, frozen.digest)
+
+
+def profile_of_run(paths: Paths, run_id: str) -> str:
+    """The profile a frozen run belongs to (from its checked head)."""
+    frozen = store.load_frozen(paths, run_id)
+    if frozen is None:
+        raise NotFound(f"no frozen report {run_id}")
+    return frozen.head["profile"]
+
+
+def is_run_id(text: str) -> bool:
+    return bool(text) and os.sep not in text and not text.startswith(".") and len(text) < 80

@@ -1,0 +1,175 @@
+"""Rendering a frozen report: Markdown (canonical), JSON, and the HTML page.
+
+A renderer reads only the frozen run, so the same frozen report always renders to
+the same bytes.  Letter text is data: in Markdown every markup character is escaped
+and control characters are written as `\\xNN`; newlines never start a line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from m1nd import jsonout
+from m1nd.reports import store
+
+STATE_ORDER = ("wet_ink", "in_flight", "fired_clay", "external")
+STATE_WORD = {"wet_ink": "open", "in_flight": "in flight", "fired_clay": "answered", "external": "external"}
+CLASSIFICATION_WORD = {
+    "scheduled": "Scheduled",
+    "partial-since-activation": "Partial since activation",
+    "catch-up": "Catch-up (missed boundaries coalesced into one report)",
+    "manual": "Manual (no cursor moved)",
+}
+CHANGES = "Changes made: none. This report read the spool and the boxes; it filed nothing and changed no box."
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!{}()])")
+
+
+def _control(match: re.Match) -> str:
+    ch = match.group(0)
+    return "⏎" if ch == "\n" else f"\\x{ord(ch):02x}"
+
+
+def plain(text: str) -> str:
+    """Letter text for one line of output: control characters escaped, no newline."""
+    return _CONTROL.sub(_control, text.replace("\r\n", "\n"))
+
+
+def md(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", plain(text))
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def totals(summary: list[dict]) -> dict:
+    keys = ("new", "open", "in_flight", "answered", "external")
+    return {k: sum(row[k] for row in summary) for k in keys}
+
+
+def label_of(row: dict) -> str:
+    label = row["box"] if row["box"] != "waiting" else "waiting (not filed yet)"
+    if not row.get("reachable", True):
+        label += " (unreachable)"
+    return f"{row['marker']} {label}" if row["marker"] else label
+
+
+def period_line(head: dict) -> str:
+    p, local = head["period"], head["local"]
+    return (f"Period: {local['start']} → {local['end']} ({p['timezone']}), "
+            f"{p['start']} → {p['end']} · {CLASSIFICATION_WORD[head['classification']]}")
+
+
+def coverage_line(head: dict) -> str:
+    cov = head["coverage"]
+    if cov["status"] == "complete":
+        return "Coverage: complete"
+    return "Coverage: incomplete: " + "; ".join(cov["reasons"])
+
+
+def next_action(head: dict) -> str:
+    t = totals(head["summary"])
+    reasons = " ".join(head["coverage"]["reasons"])
+    steps = []
+    if "unreachable" in reasons or "refused" in reasons or "unreadable" in reasons or "malformed" in reasons:
+        steps.append("`m1nd doctor` to see what cannot be read")
+    if "pending in the spool" in reasons:
+        steps.append("`m1nd distribute` to file pending letters (or `m1nd roster add PATH` for unknown repositories)")
+    if t["open"] or t["in_flight"]:
+        steps.append(f"`m1nd sweep` to read the {plural(t['open'] + t['in_flight'], 'open letter')}")
+    return "Next: " + ("; ".join(steps) if steps else "nothing to do") + "."
+
+
+def boxes_in_order(head: dict, entries: list[dict]) -> list[tuple[dict, list[dict]]]:
+    by_box: dict[str, list[dict]] = {}
+    for e in entries:
+        by_box.setdefault(e["box"], []).append(e)
+    return [(row, by_box.get(row["box"], [])) for row in head["summary"]]
+
+
+def entry_fields(e: dict) -> list[tuple[str, str]]:
+    """The ledger line's fields in order (label, value)."""
+    answered = ", ".join(e["answered_by"]) if e["answered_by"] else "nobody yet"
+    fields = [("state", e["state"] + (" (reply)" if e["reply"] else "")), ("class", e["class"] or "-"),
+              ("tool", e["tool"] or "-"), ("what", e["what"] or "-"), ("agent", e["agent"] or "-"),
+              ("ts", e["ts"] or "-"), ("id", e["id"]), ("answered by", answered)]
+    if e.get("pending"):
+        fields.append(("waits for", e["pending"]))
+    return fields
+
+
+def markdown(frozen: store.Frozen) -> bytes:
+    head, entries = frozen.head, frozen.entries
+    out = [f"# m1nd report: {head['profile']}, {head['local']['end']}", ""]
+    out += [period_line(head), "", coverage_line(head), "", CHANGES, ""]
+    if head["not_itemized"]:
+        out += [f"Not itemized: {plural(head['not_itemized'], 'letter')} observed before "
+                f"{head['period']['start']} (the first report covers at most 7 days).", ""]
+    out += ["| Box | New | Open | In flight | Answered | External |", "|---|---:|---:|---:|---:|---:|"]
+    for row in head["summary"]:
+        out.append(f"| {md(label_of(row))} | {row['new']} | {row['open']} | {row['in_flight']} | "
+                   f"{row['answered']} | {row['external']} |")
+    t = totals(head["summary"])
+    out += [f"| Total | {t['new']} | {t['open']} | {t['in_flight']} | {t['answered']} | {t['external']} |", ""]
+    out += ["Open counts open work: replies (pickups and receipts) are listed below under their state but "
+            "never counted open.", "", "## Ledger", ""]
+    if not entries:
+        out += ["No new letters in this period.", ""]
+    for row, items in boxes_in_order(head, entries):
+        if not items:
+            continue
+        out += [f"### {md(label_of(row))} ({plural(len(items), 'letter')})", ""]
+        for e in items:
+            parts = [f"`{v}`" if k in ("state", "id") else md(v) for k, v in entry_fields(e)]
+            out.append("- " + " · ".join(parts))
+        out.append("")
+    pages = head["pages"]
+    out += ["## Status", "",
+            coverage_line(head) + ".",
+            f"Cursor: {head['period']['end']} once committed"
+            + (f" (was {head['cursor_before']})." if head["cursor_before"] else
+               (" (first report of this profile)." if head["kind"] == "scheduled" else "; a manual report moves no cursor.")),
+            f"Entries: {head['entries']} on {plural(pages, 'page')} of at most 100. Report digest: `{frozen.digest}`.",
+            next_action(head), ""]
+    return "\n".join(out).encode("utf-8")
+
+
+def json_doc(frozen: store.Frozen) -> bytes:
+    head = frozen.head
+    doc = {
+        "schema": "m1nd-report-v1",
+        "run_id": frozen.run_id,
+        "profile": head["profile"],
+        "kind": head["kind"],
+        "classification": head["classification"],
+        "period": head["period"],
+        "coverage": head["coverage"],
+        "changes_made": [],
+        "not_itemized": head["not_itemized"],
+        "summary": head["summary"],
+        "total": totals(head["summary"]),
+        "entries": frozen.entries,
+        "pages": head["pages"],
+        "page_digests": list(frozen.manifest["pages"]),
+        "digest": frozen.digest,
+        "cursor_before": head["cursor_before"],
+        "next_action": next_action(head),
+    }
+    return jsonout.dumps(doc)
+
+
+def artifacts(frozen: store.Frozen) -> dict[str, bytes]:
+    from m1nd.reports.html import page
+
+    text = markdown(frozen)
+    return {
+        f"{frozen.run_id}.md": text,
+        f"{frozen.run_id}.html": page(frozen, store.sha256(text)),
+        f"{frozen.run_id}.json": json_doc(frozen),
+    }
+
+
+def render(frozen: store.Frozen, fmt: str) -> bytes:
+    files = artifacts(frozen)
+    return files[f"{frozen.run_id}.{fmt}"]

@@ -1,0 +1,68 @@
+"""What `m1nd report` does: finish any earlier work, then prepare, commit and deliver
+the due period, all under the profile's lock.  Nothing due is found without reading a
+letter, so a cron job every few minutes costs almost nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from m1nd.clock import stamp
+from m1nd.reports import deliver as delivery
+from m1nd.reports import freeze, store
+from m1nd.reports.profiles import Profile
+from m1nd.run import Run
+
+
+@dataclass
+class Outcome:
+    profile: str
+    due: bool
+    next_boundary: str | None
+    prepared: freeze.Prepared | None = None
+    committed: freeze.Committed | None = None
+    deliveries: list[delivery.Delivery] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.status == "failed" for d in self.deliveries)
+
+    def as_json(self) -> dict:
+        return {
+            "profile": self.profile,
+            "status": "nothing-due" if not self.due and not self.deliveries else (
+                "failed" if self.failed else "done"),
+            "next_boundary": self.next_boundary,
+            "prepared": self.prepared.as_json() if self.prepared else None,
+            "committed": self.committed.as_json() if self.committed else None,
+            "deliveries": [d.as_json() for d in self.deliveries],
+        }
+
+
+def nothing_due(run: Run, profile: Profile, now: datetime) -> tuple[bool, str | None]:
+    state = store.load_state(run.paths, profile.name)
+    d = freeze.due(profile, state, now)
+    nb = stamp(d.next_boundary) if d.next_boundary else None
+    return (not d.due and not state.outbox), nb
+
+
+def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
+               since: datetime | None = None, until: datetime | None = None) -> Outcome:
+    paths = run.paths
+    sink = delivery.parse_sink(sink_text or profile.sink, paths)
+    manual = since is not None
+    if not manual:
+        idle, nb = nothing_due(run, profile, now)
+        if idle:
+            return Outcome(profile.name, False, nb)
+    with store.profile_lock(paths, profile.name):
+        state = store.load_state(paths, profile.name)
+        d = freeze.due(profile, state, now)
+        outcome = Outcome(profile.name, manual or d.due, stamp(d.next_boundary) if d.next_boundary else None)
+        if manual or d.due:
+            prepared = freeze.prepare(run, profile, now, since, until)
+            if prepared is not None:
+                outcome.prepared = prepared
+                outcome.committed = freeze.commit(run, profile, prepared.frozen.run_id, prepared.frozen.digest)
+        outcome.deliveries = delivery.deliver(paths, profile.name, sink, now)
+    return outcome

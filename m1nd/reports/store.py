@@ -1,0 +1,250 @@
+"""The reports' durable records under `<home>/records/reports/`:
+
+    <profile>/state.json     cursor, committed runs, outbox, receipts (one atomic file)
+    <profile>/alerts.jsonl   digests of letters already alerted
+    runs/<run_id>/           a frozen report: head.json, page-NNNN.json, digests.txt,
+                             manifest.json (written last; the directory is renamed
+                             into place only when complete)
+
+Everything here fails closed: a file that exists but cannot be read or parsed is an
+error, never taken as empty.  Writers of one profile hold its OS advisory lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import orjson
+
+from m1nd.errors import M1ndError
+from m1nd.fsutil import atomic_write, fsync_dir, lock_for
+from m1nd.ledger import records_dir
+from m1nd.paths import Paths, ensure_dir, ensure_home
+
+STATE_SCHEMA = "m1nd-report-state-v1"
+
+
+def canonical(obj) -> bytes:
+    """Canonical JSON: keys sorted, no whitespace, UTF-8."""
+    return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def reports_dir(paths: Paths) -> str:
+    return os.path.join(records_dir(paths), "reports")
+
+
+def runs_dir(paths: Paths) -> str:
+    return os.path.join(reports_dir(paths), "runs")
+
+
+def run_dir(paths: Paths, run_id: str) -> str:
+    return os.path.join(runs_dir(paths), run_id)
+
+
+def profile_dir(paths: Paths, profile: str) -> str:
+    return os.path.join(reports_dir(paths), profile)
+
+
+@dataclass
+class State:
+    cursor: str | None = None
+    committed: list[str] = field(default_factory=list)  # scheduled and manual runs, commit order
+    outbox: list[str] = field(default_factory=list)
+    receipts: list[dict] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"schema": STATE_SCHEMA, "cursor": self.cursor, "committed": self.committed,
+                "outbox": self.outbox, "receipts": self.receipts}
+
+
+def _read_bytes(path: str, what: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise M1ndError(f"cannot read {what} {path}: {exc.strerror}") from None
+
+
+def load_state(paths: Paths, profile: str) -> State:
+    path = os.path.join(profile_dir(paths, profile), "state.json")
+    data = _read_bytes(path, "report state")
+    if data is None:
+        return State()
+    try:
+        obj = orjson.loads(data)
+        if obj.get("schema") != STATE_SCHEMA:
+            raise ValueError
+        state = State(obj["cursor"], list(obj["committed"]), list(obj["outbox"]), list(obj["receipts"]))
+        if state.cursor is not None and not isinstance(state.cursor, str):
+            raise ValueError
+    except (orjson.JSONDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        raise M1ndError(f"report state {path} is damaged: refusing to go on (it is never taken as empty)") from None
+    return state
+
+
+def save_state(paths: Paths, profile: str, state: State) -> None:
+    directory = profile_dir(paths, profile)
+    ensure_dir(directory)
+    atomic_write(os.path.join(directory, "state.json"), canonical(state.as_json()) + b"\n")
+
+
+@contextmanager
+def profile_lock(paths: Paths, profile: str):
+    ensure_home(paths)
+    with lock_for(paths.locks, "report", profile):
+        yield
+
+
+def load_alerted(paths: Paths, profile: str) -> set[str]:
+    path = os.path.join(profile_dir(paths, profile), "alerts.jsonl")
+    data = _read_bytes(path, "alert record")
+    if data is None:
+        return set()
+    whole = data[: data.rfind(b"\n") + 1]  # an append cut short by a crash recorded nothing
+    out = set()
+    for number, line in enumerate(whole.split(b"\n")[:-1], 1):
+        if len(line) != 64 or not all(c in b"0123456789abcdef" for c in line):
+            raise M1ndError(f"alert record {path} is damaged at line {number}: refusing to go on")
+        out.add(line.decode())
+    return out
+
+
+def add_alerted(paths: Paths, profile: str, digests: list[str]) -> None:
+    if not digests:
+        return
+    directory = profile_dir(paths, profile)
+    ensure_dir(directory)
+    path = os.path.join(directory, "alerts.jsonl")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            os.lseek(fd, size - 1, os.SEEK_SET)
+            last = os.pread(fd, 1, size - 1)
+            if last != b"\n":
+                whole = _read_bytes(path, "alert record") or b""
+                os.ftruncate(fd, whole.rfind(b"\n") + 1)
+        os.write(fd, b"".join(d.encode() + b"\n" for d in digests))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# -- frozen runs -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Frozen:
+    run_id: str
+    dir: str
+    manifest: dict
+    head: dict
+    pages: list[dict]
+    digests: list[str]  # every ledger digest this run accounts for
+
+    @property
+    def digest(self) -> str:
+        return self.manifest["digest"]
+
+    @property
+    def entries(self) -> list[dict]:
+        return [e for page in self.pages for e in page["entries"]]
+
+
+def report_digest(head_digest: str, page_digests: list[str]) -> str:
+    return sha256(canonical({"head": head_digest, "pages": page_digests}))
+
+
+def page_name(number: int) -> str:
+    return f"page-{number:04d}.json"
+
+
+def write_frozen(paths: Paths, run_id: str, head: dict, pages: list[dict], digests: list[str], crash=None) -> str:
+    """Write a frozen run: every file first, the manifest last, then rename the
+    directory into place.  A crash leaves at most a temporary directory."""
+    ensure_dir(runs_dir(paths))
+    final = run_dir(paths, run_id)
+    tmp = os.path.join(runs_dir(paths), f".tmp-{run_id}-{os.getpid()}")
+    if os.path.isdir(tmp):
+        import shutil
+
+        shutil.rmtree(tmp)
+    os.makedirs(tmp, mode=0o700)
+    head_bytes = canonical(head)
+    atomic_write(os.path.join(tmp, "head.json"), head_bytes)
+    page_digests = []
+    for number, page in enumerate(pages, 1):
+        data = canonical(page)
+        atomic_write(os.path.join(tmp, page_name(number)), data)
+        page_digests.append(sha256(data))
+        if crash and number == 1:
+            crash("freeze-page")
+    digests_bytes = b"".join(d.encode() + b"\n" for d in digests)
+    atomic_write(os.path.join(tmp, "digests.txt"), digests_bytes)
+    if crash:
+        crash("freeze-before-manifest")
+    head_digest = sha256(head_bytes)
+    manifest = {
+        "schema": "m1nd-report-manifest-v1",
+        "run_id": run_id,
+        "head": head_digest,
+        "pages": page_digests,
+        "digests_txt": sha256(digests_bytes),
+        "digest": report_digest(head_digest, page_digests),
+    }
+    atomic_write(os.path.join(tmp, "manifest.json"), canonical(manifest))
+    fsync_dir(tmp)
+    os.rename(tmp, final)
+    fsync_dir(runs_dir(paths))
+    return final
+
+
+def _tampered(run_id: str, what: str) -> M1ndError:
+    return M1ndError(f"frozen report {run_id}: {what}: refusing to go on (prepare it again)")
+
+
+def load_frozen(paths: Paths, run_id: str) -> Frozen | None:
+    """A frozen run, every file checked against its manifest; None when there is none.
+
+    A manifest that exists but does not match its files fails closed.
+    """
+    directory = run_dir(paths, run_id)
+    data = _read_bytes(os.path.join(directory, "manifest.json"), "report manifest")
+    if data is None:
+        return None
+    try:
+        manifest = orjson.loads(data)
+        head_digest, page_digests = manifest["head"], list(manifest["pages"])
+        if manifest["run_id"] != run_id or not all(isinstance(d, str) for d in page_digests):
+            raise ValueError
+    except (orjson.JSONDecodeError, ValueError, KeyError, TypeError):
+        raise _tampered(run_id, "the manifest is damaged") from None
+    if manifest.get("digest") != report_digest(head_digest, page_digests):
+        raise _tampered(run_id, "the manifest's digest does not cover its pages")
+
+    def checked(name: str, want: str) -> bytes:
+        blob = _read_bytes(os.path.join(directory, name), "report file")
+        if blob is None:
+            raise _tampered(run_id, f"{name} is missing")
+        if sha256(blob) != want:
+            raise _tampered(run_id, f"{name} does not match its digest")
+        return blob
+
+    head = orjson.loads(checked("head.json", head_digest))
+    pages = [orjson.loads(checked(page_name(n), d)) for n, d in enumerate(page_digests, 1)]
+    extra = sorted(n for n in os.listdir(directory) if n.startswith("page-") and n not in
+                   {page_name(i) for i in range(1, len(page_digests) + 1)})
+    if extra:
+        raise _tampered(run_id, f"{extra[0]} is not in the manifest")
+    digests = checked("digests.txt", manifest["digests_txt"]).decode().split()
+    if head.get("pages") != len(pages) or head.get("entries") != sum(len(p["entries"]) for p in pages):
+        raise _tampered(run_id, "the head's counts do not match its pages")
+    return Frozen(run_id, directory, manifest, head, pages, digests)
