@@ -122,13 +122,13 @@ def layout(title: str, body: str, here: str = "letters", nav=NAV) -> str:
         f"<meta name=\"color-scheme\" content=\"light dark\"><title>{text(title)} · m1nd</title>"
         "<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\">"
         f"<style>{CSS}</style></head><body>"
-        f"<header class=\"top\"><div class=\"bar\"><a class=\"brand\" href=\"/\">m1nd</a><nav>{links}</nav></div></header>"
+        f"<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">m1nd</a><nav>{links}</nav></div></header>"
         f"<main>{body}</main><footer>m1nd {text(__version__)} · read-only</footer></body></html>\n"
     )
 
 
 def _count(f: Filters, label: str, key: str, number: int, state: str | None) -> str:
-    inner = f'<span class="mark s-{key}"></span>{text(label)} <b>{number}</b>'
+    inner = f'<span class="dot {key}"></span>{text(label)} <b>{number}</b>'
     if state is None:
         return f"<span>{inner}</span>"
     return f'<a href="{attr(f.query(state=state))}">{inner}</a>'
@@ -149,10 +149,10 @@ def boxes_section(data: IndexData, f: Filters) -> str:
         where = box.path or ("letters that wait in the spool: not filed into any box yet"
                              if label == SPOOL_ROW else "private to this home")
         here = " here" if f.box == label else ""
-        cards.append(f'<div class="box{here}"><a class="label" href="{attr(f.query(box=label))}">{text(label)}</a>'
-                     f'<div class="path">{text(where)}</div><div class="counts">{counts}</div></div>')
+        cards.append(f'<div class="card box{here}"><a class="label" href="{attr(f.query(box=label))}">{text(label)}</a>'
+                     f'<div class="meta">{text(where)}</div><div class="counts">{counts}</div></div>')
     if not cards:
-        return '<p class="muted">No boxes yet: no letter has been filed.</p>'
+        return '<p class="empty">No boxes yet: no letter has been filed.</p>'
     return '<div class="boxes">' + "".join(cards) + "</div>"
 
 
@@ -196,8 +196,8 @@ def badge(letter, state: str) -> str:
     """The fate, or for a reply (work done, not work to do) what kind of reply."""
     if letter.answers:
         word = "receipt" if is_receipt(letter) else "reply"
-        return f'<span class="badge s-reply" title="{attr(STATE_WORD[state])}">{word}</span>'
-    return f'<span class="badge s-{state}">{text(STATE_WORD[state])}</span>'
+        return f'<span class="state reply" title="{attr(STATE_WORD[state])}">{word}</span>'
+    return f'<span class="state {state}">{text(STATE_WORD[state])}</span>'
 
 
 def _letter_link(lid: str) -> str:
@@ -217,7 +217,7 @@ def letter_row(item, f: Filters) -> str:
         bits.append(f'<span>{item.replies} repl{"y" if item.replies == 1 else "ies"}</span>')
     what = line(letter.what) or '<span class="muted">(no text)</span>'
     kind = "reply" if letter.answers else state
-    return (f'<li class="st-{kind}">{badge(letter, state)}'
+    return (f'<li class="{kind}">{badge(letter, state)}'
             f'<a class="what" href="{attr(_letter_link(letter.id))}">{what}</a><div class="meta">{"".join(bits)}</div></li>')
 
 
@@ -237,7 +237,7 @@ def index(data: IndexData, f: Filters) -> str:
         f"{filter_form(data, f)}{state_chips(f)}"
         f'<h2>Letters: {text(STATE_CHOICE[f.state])}{", " + text(f.box) if f.box else ""} '
         f'<span class="muted">({text(shown)}, newest first)</span></h2>'
-        + (f'<ol class="letters">{rows}</ol>' if rows else '<p class="muted">No letter matches these filters.</p>')
+        + (f'<ul class="ledger">{rows}</ul>' if rows else '<p class="empty">No letter matches these filters.</p>')
         + f'<div class="pager">{"".join(pager)}</div>'
     )
     return layout("Mailbox", body)
@@ -255,8 +255,8 @@ def _ids(ids) -> str:
 
 def _fields(card) -> str:
     raw, state = card.fields, card.state
-    rows = [("id", f'<span class="id">{text(card.row.id)}</span>'),
-            ("state", f'<span class="badge s-{state}">{text(STATE_WORD[state])}</span>'
+    rows = [("id", f'<span class="id nw">{text(card.row.id)}</span>'),
+            ("state", f'<span class="state {state}">{text(STATE_WORD[state])}</span>'
                       + (" <span class=\"muted\">(a reply: work done, not work to do)</span>"
                          if card.row.answers else "")),
             ("box", text(card.box))]
@@ -274,7 +274,7 @@ def _fields(card) -> str:
         value = raw[key]
         shown = value if isinstance(value, str) else orjson.dumps(value).decode()
         rows.append((key, f"<pre>{text(shown)}</pre>"))
-    return '<dl class="fields">' + "".join(f"<dt>{text(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
+    return '<dl class="facts">' + "".join(f"<dt>{text(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
 
 
 def _card(card, focus: str) -> str:
@@ -283,7 +283,7 @@ def _card(card, focus: str) -> str:
     head = (f'{badge(card.row, card.state)}<a class="what" href="{attr(_letter_link(lid))}">'
             f'{line(card.row.what) or "(no text)"}</a>')
     kind = "reply" if card.row.answers else card.state
-    return f'<div class="letter st-{kind}{cls}" id="l-{attr(lid)}">{head}{_fields(card)}</div>'
+    return f'<div class="card letter {kind}{cls}" id="l-{attr(lid)}">{head}{_fields(card)}</div>'
 
 
 def thread(data: ThreadData) -> str:
@@ -293,7 +293,7 @@ def thread(data: ThreadData) -> str:
             for k in ids) + "</ul>"
 
     count = len(data.roots) + sum(len(v) for v in data.children.values())
-    body = (f'<p><a href="/">← mailbox</a></p><h1>Letter <span class="id">{text(data.focus)}</span></h1>'
+    body = (f'<p><a href="/">← mailbox</a></p><h1>Letter <span class="id nw">{text(data.focus)}</span></h1>'
             f'<p class="muted">Its thread: {count} letter{"s" if count != 1 else ""}, oldest first; '
             f'this letter is outlined.</p>{tree(data.roots)}')
     return layout(f"Letter {data.focus}", body)
@@ -301,7 +301,7 @@ def thread(data: ThreadData) -> str:
 
 def candidates(ident: str, ids: list[str]) -> str:
     links = "".join(f'<li><a class="id" href="/letters/{attr(quote(i))}">{text(i)}</a></li>' for i in ids)
-    body = (f'<h1>Which letter?</h1><p>The prefix <span class="id">{text(ident)}</span> names '
+    body = (f'<h1>Which letter?</h1><p>The prefix <span class="id nw">{text(ident)}</span> names '
             f"{len(ids)} letters:</p><ul>{links}</ul>")
     return layout("Ambiguous id", body)
 

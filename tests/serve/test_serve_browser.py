@@ -45,11 +45,11 @@ def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile):
             # a filter, followed as a link: every state
             page.click("a.chip[href='/?state=all']")
             assert page.eval("location.search") == "?state=all"
-            listed = page.eval("[...document.querySelectorAll('ol.letters a.id')].map(a => a.textContent)")
+            listed = page.eval("[...document.querySelectorAll('ul.ledger a.id')].map(a => a.textContent)")
             assert ids["bug"] in listed and ids["external"] in listed
             # then one box, from its card
             page.click(".box a.label[href='/?state=all&box=repo-a']")
-            listed = page.eval("[...document.querySelectorAll('ol.letters a.id')].map(a => a.textContent)")
+            listed = page.eval("[...document.querySelectorAll('ul.ledger a.id')].map(a => a.textContent)")
             assert sorted(listed) == sorted([ids["bug"], ids["hostile"]])
             # the hostile letter is text, not markup: nothing it holds ran or rendered
             assert page.eval("document.querySelectorAll('script, img, svg, .what b').length") == 0
@@ -60,10 +60,10 @@ def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile):
             page.eval("document.querySelector('input[name=q]').value = 'deleted node'")
             page.click("form.filters button[type=submit]")
             assert "q=deleted+node" in page.eval("location.search")
-            assert page.eval("[...document.querySelectorAll('ol.letters a.id')].map(a => a.textContent)") == [ids["bug"]]
+            assert page.eval("[...document.querySelectorAll('ul.ledger a.id')].map(a => a.textContent)") == [ids["bug"]]
 
             # a thread, opened from its letter
-            page.click("ol.letters a.what")
+            page.click("ul.ledger a.what")
             assert page.eval("location.pathname") == f"/letters/{ids['bug']}"
             shown = page.eval("[...document.querySelectorAll('.letter')].map(e => e.id)")
             assert set(shown) == {f"l-{ids['bug']}", f"l-{ids['pickup']}", f"l-{ids['receipt']}"}

@@ -338,7 +338,7 @@ def test_the_page_shows_every_box_with_its_counts_and_markers(server):
         assert f">{label}</a>" in page
     for word, key in (("open work", "open_work"), ("in flight", "in_flight"), ("answered", "fired_clay"),
                       ("external", "external")):
-        assert f'<span class="mark s-{key}"></span>{word} <b>' in page
+        assert f'<span class="dot {key}"></span>{word} <b>' in page
 
 
 def test_every_filter_narrows_the_letters(server, mailbox):
