@@ -50,6 +50,11 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         documents.only_params(request.query_params, set())
         return mailbox.show(request.path_params["ident"])
 
+    def reports_doc(request) -> Doc:
+        params = request.query_params
+        documents.only_params(params, {"limit", "offset"})
+        return mailbox.reports(params.get("limit"), params.get("offset"))
+
     def doctor(request) -> Doc:
         documents.only_params(request.query_params, set())
         return mailbox.doctor()
@@ -86,6 +91,21 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
             raise UsageError(f"{ident!r} is not a letter id (12 hex digits, or a prefix of at least 4)")
         return mailbox.letter(ident.lower(), show_thread)
 
+    def reports_page(request):
+        return pages.reports(mailbox.delivered())
+
+    async def report(request) -> Response:
+        from m1nd.reports.html import csp, stylesheet
+
+        try:
+            body = await run_in_threadpool(mailbox.report_html, request.path_params["run_id"])
+        except M1ndError as exc:
+            status = documents.STATUS.get(exc.exit_code, 500)
+            return _html(pages.problem(status, exc.message), status)
+        # served as stored, under the report's own policy (its one inline stylesheet)
+        return Response(body, media_type=HTML,
+                        headers={"content-security-policy": csp(stylesheet()) + "; frame-ancestors 'none'"})
+
     async def icon(request) -> Response:
         return Response(ICON, media_type="image/svg+xml")
 
@@ -102,10 +122,13 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         route("/api/mailbox", mailbox_doc, api),
         route("/api/letters/{ident}", letter_doc, api),
         route("/api/doctor", doctor, api),
+        route("/api/reports", reports_doc, api),
         route("/api/health", health, api),
         Route("/api/{rest:path}", api_not_found, methods=["GET", "HEAD"]),
         route("/", index, page),
         route("/letters/{ident}", letter, page),
+        route("/reports", reports_page, page),
+        Route("/reports/{run_id}", report, methods=["GET", "HEAD"]),
         Route("/favicon.svg", icon, methods=["GET", "HEAD"]),
         Route("/favicon.ico", icon, methods=["GET", "HEAD"]),
         Route("/{rest:path}", not_found, methods=["GET", "HEAD"]),

@@ -109,7 +109,7 @@ class Filters:
         return "/" + (f"?{qs}" if qs else "")
 
 
-NAV = (("letters", "/", "Letters"),)
+NAV = (("letters", "/", "Letters"), ("reports", "/reports", "Reports"))
 
 
 def layout(title: str, body: str, here: str = "letters", nav=NAV) -> str:
@@ -297,6 +297,28 @@ def thread(data: ThreadData) -> str:
             f'<p class="muted">Its thread: {count} letter{"s" if count != 1 else ""}, oldest first; '
             f'this letter is outlined.</p>{tree(data.roots)}')
     return layout(f"Letter {data.focus}", body)
+
+
+def reports(rows: list[dict]) -> str:
+    """Delivered reports, newest first, each opening its stored HTML."""
+    if not rows:
+        listing = ('<p class="empty">No report delivered yet: <code>m1nd report</code> makes one '
+                   "(see the README's Reports section).</p>")
+    else:
+        items = []
+        for r in rows:
+            period = r.get("period") or {}
+            verified = ('<span class="badge ok">verified</span>' if r.get("verified")
+                        else '<span class="badge warn">not read back</span>')
+            items.append(
+                f'<li><a class="what" href="/reports/{attr(quote(r["run_id"]))}">'
+                f'{text(r.get("profile", ""))} · {text(period.get("start", ""))} → {text(period.get("end", ""))}</a>'
+                f' {verified}<div class="meta"><span>delivered {text(r.get("delivered_at", ""))}</span>'
+                f'<span>{text(r.get("kind", ""))}</span><span>{text(r.get("classification", ""))}</span>'
+                f'<span>to {text(r.get("sink", ""))}</span><span class="id">{text(r["run_id"])}</span></div></li>')
+        listing = f'<ul class="ledger">{"".join(items)}</ul>'
+    return layout("Reports", f"<h1>Delivered reports</h1><p class=\"muted\">Newest first; "
+                             f"{len(rows)} in all.</p>{listing}", here="reports")
 
 
 def candidates(ident: str, ids: list[str]) -> str:

@@ -191,6 +191,54 @@ class Mailbox:
         except M1ndError as exc:
             return documents.error(exc)
 
+    # reports (issue 10's store) ---------------------------------------------
+
+    def _paths(self):
+        from m1nd.paths import resolve_paths
+
+        return resolve_paths(self.home, self.spool)
+
+    def delivered(self) -> list[dict]:
+        """Every delivered report, newest first (by delivery time, then run id), as
+        `m1nd report list` orders them."""
+        from m1nd.reports import store
+        from m1nd.reports.profiles import load_profiles
+
+        paths = self._paths()
+        rows = []
+        for name in load_profiles(paths):
+            for r in store.load_state(paths, name).receipts:
+                rows.append({k: r[k] for k in ("run_id", "profile", "kind", "classification", "period",
+                                                "delivered_at", "sink", "digest", "verified")})
+        rows.sort(key=lambda r: r["run_id"], reverse=True)
+        rows.sort(key=lambda r: r["delivered_at"], reverse=True)
+        return rows
+
+    def reports(self, limit: str | None, offset: str | None) -> Doc:
+        """`m1nd report list --json [--limit N] [--offset K]`."""
+        try:
+            low = _int_option("--limit", limit, 100, 0, 200)
+            skip = _int_option("--offset", offset, 0, 0, 10000)
+            rows = self.delivered()
+            window = rows[skip:skip + low]
+            return documents.ok({"reports": window, "returned": len(window), "total": len(rows),
+                                 "truncated": skip + len(window) < len(rows)})
+        except M1ndError as exc:
+            return documents.error(exc)
+
+    def report_html(self, run_id: str) -> bytes:
+        """A delivered report's HTML: the frozen run rendered, checked against its
+        digests, the same bytes its directory sink stored."""
+        from m1nd.reports import render, store
+        from m1nd.reports.freeze import is_run_id
+
+        if not is_run_id(run_id) or not any(r["run_id"] == run_id for r in self.delivered()):
+            raise NotFound(f"no delivered report {run_id}")
+        frozen = store.load_frozen(self._paths(), run_id)
+        if frozen is None:
+            raise NotFound(f"no delivered report {run_id}")
+        return render.render(frozen, "html")
+
     # pages -------------------------------------------------------------------
 
     def index(self, filters, render):
@@ -276,6 +324,22 @@ class Mailbox:
                 children[cur] = kids
                 queue.extend(kids)
             return ThreadData(focus, roots=roots, children=children, cards=cards)
+
+
+def _int_option(name: str, raw: str | None, default: int, low: int, high: int) -> int:
+    """A whole-number query parameter checked as the command's option is (click's
+    IntRange), with the same message."""
+    if raw is None:
+        return default
+    import click
+
+    param = click.Option([name], type=click.IntRange(low, high))
+    try:
+        return param.type.convert(raw, param, None)
+    except click.BadParameter as exc:
+        from m1nd.errors import UsageError
+
+        raise UsageError(exc.format_message()) from None
 
 
 _said: set[str] = set()

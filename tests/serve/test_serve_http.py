@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import orjson
 import pytest
 
 from servekit import HOSTILE, Server, m1nd, mailbox, write  # noqa: F401  (mailbox is a fixture)
@@ -414,3 +415,56 @@ def test_an_ambiguous_prefix_lists_the_candidates(mailbox, spool_path):
         assert done.returncode == 2
         same_as_command(get(srv, f"/api/letters/{lid[:4]}"), done, 400)
         assert srv.stop() == 0
+
+
+# delivered reports ---------------------------------------------------------------
+
+@pytest.fixture
+def delivered(mailbox, tmp_path):
+    sink = tmp_path / "reports"
+    for since, until in (("2026-04-01T00:00:00Z", "2026-05-01T00:00:00Z"),
+                         ("2026-05-01T00:00:00Z", "2026-05-03T00:00:00Z")):
+        done = m1nd("report", "--since", since, "--until", until, "--to", str(sink))
+        assert done.returncode == 0, done.stderr
+    runs = m1nd("report", "list", "--json")
+    return sink, [r["run_id"] for r in orjson.loads(runs.stdout)["reports"]]
+
+
+@pytest.mark.parametrize("params", [{}, {"limit": "1"}, {"offset": "1"}, {"limit": "0"}, {"limit": "1", "offset": "1"}])
+def test_reports_is_the_report_list_command_with_limit_and_offset(delivered, params):
+    options = [a for k, v in params.items() for a in (f"--{k}", v)]
+    with Server() as srv:
+        response = get(srv, "/api/reports", params=params)
+        same_as_command(response, m1nd("report", "list", "--json", *options), 200)
+        assert srv.stop() == 0
+
+
+@pytest.mark.parametrize("params", [{"limit": "300"}, {"limit": "abc"}, {"offset": "-1"}, {"offset": "10001"}])
+def test_a_bad_limit_or_offset_is_the_usage_document_with_400(server, params):
+    options = [a for k, v in params.items() for a in (f"--{k}", v)]
+    done = m1nd("report", "list", "--json", *options)
+    assert done.returncode == 2
+    same_as_command(get(server, "/api/reports", params=params), done, 400)
+
+
+def test_delivered_reports_are_listed_and_served_as_stored(delivered):
+    sink, runs = delivered
+    assert len(runs) == 2
+    with Server() as srv:
+        page = get(srv, "/reports").text
+        assert [f'/reports/{r}' for r in runs] == re.findall(r'href="(/reports/[^"]+)"', page)
+        for run in runs:
+            response = get(srv, f"/reports/{run}")
+            assert response.status_code == 200
+            assert response.content == (sink / f"{run}.html").read_bytes()
+            csp = response.headers["content-security-policy"]
+            assert csp.startswith("default-src 'none'; style-src 'sha256-") and "script" not in csp
+            assert response.headers["cache-control"] == "no-store"
+        assert get(srv, "/reports/20260101T0000Z-m-000000000000").status_code == 404
+        assert get(srv, "/reports/..%2f..%2fetc").status_code == 404
+        assert srv.stop() == 0
+
+
+def test_the_reports_page_says_when_there_are_none(server):
+    page = get(server, "/reports")
+    assert page.status_code == 200 and "No report delivered yet" in page.text
