@@ -217,8 +217,8 @@ class Mailbox:
     def reports(self, limit: str | None, offset: str | None) -> Doc:
         """`m1nd report list --json [--limit N] [--offset K]`."""
         try:
-            low = _int_option("--limit", limit, 100, 0, 200)
-            skip = _int_option("--offset", offset, 0, 0, 10000)
+            low = _int_option("--limit", limit, 100)
+            skip = _int_option("--offset", offset, 0)
             rows = self.delivered()
             window = rows[skip:skip + low]
             return documents.ok({"reports": window, "returned": len(window), "total": len(rows),
@@ -326,19 +326,23 @@ class Mailbox:
             return ThreadData(focus, roots=roots, children=children, cards=cards)
 
 
-def _int_option(name: str, raw: str | None, default: int, low: int, high: int) -> int:
-    """A whole-number query parameter checked as the command's option is (click's
-    IntRange), with the same message."""
+def _int_option(name: str, raw: str | None, default: int) -> int:
+    """A whole-number query parameter checked by the very option `m1nd report list`
+    declares (its range, its message)."""
     if raw is None:
         return default
-    import click
+    from typer.main import get_command
 
-    param = click.Option([name], type=click.IntRange(low, high))
+    from m1nd.cli.report import app as report_app
+    from m1nd.errors import UsageError
+
+    command = get_command(report_app).commands["list"]
+    param = next(p for p in command.params if name in p.opts)
     try:
         return param.type.convert(raw, param, None)
-    except click.BadParameter as exc:
-        from m1nd.errors import UsageError
-
+    except Exception as exc:  # click's BadParameter, from typer's bundled click
+        if not hasattr(exc, "format_message"):
+            raise
         raise UsageError(exc.format_message()) from None
 
 
