@@ -269,6 +269,7 @@ def diagnose_files(run: Run, now: datetime) -> Report:
 
 
 def _report(run, now, facts, spool_error, pending, pending_count, boxes) -> Report:
+    from m1nd.cases.health import cases_check
     from m1nd.gitops.health import consent_check, git_check
 
     # The mailbox block needs the real roster: without it, it says nothing (the roster
@@ -283,6 +284,7 @@ def _report(run, now, facts, spool_error, pending, pending_count, boxes) -> Repo
         _held_check(facts if not spool_error else None),
         consent_check(run),
         git_check(run),
+        cases_check(run),
     ]
     return Report(mailbox, checks)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import demo, doctor, git, letters, mailbox, report, roster, show
+from m1nd.cli import cases, demo, doctor, git, letters, mailbox, report, roster, show
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -57,5 +57,7 @@ app.command("merge-driver")(git.merge_driver)
 app.add_typer(git.hooks_app, name="hooks")
 app.add_typer(git.hook_app, name="hook")
 app.add_typer(report.app, name="report")
+app.add_typer(cases.app, name="cases")
+app.add_typer(cases.sentinels_app, name="sentinels")
 from m1nd.cli import serve  # noqa: E402  (kept beside its one registration line)
 app.command("serve")(serve.serve)

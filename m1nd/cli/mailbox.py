@@ -43,6 +43,9 @@ def open_read(home, spool, roots, no_distribute: bool):
             receipt = run_distribute(run, progress=bar)
         finally:
             bar.close()
+        from m1nd.cases.escalation import after_distribution
+
+        receipt = after_distribution(run, receipt)  # cases.md 2: escalation at the second witness
     model = open_model(run)
     for note in model.notes:
         output.warn(note)
@@ -195,14 +198,17 @@ def distribute(
     roots: Roots = None,
 ) -> None:
     """File every spool letter into the one box that owns it; print the receipt."""
+    from m1nd.cases.escalation import after_distribution
     from m1nd.distribute import distribute as run_distribute
 
     with reporting(json_out):
         bar = output.Progress("distributing")
         try:
-            receipt = run_distribute(open_run(home, spool, roots), progress=bar)
+            run = open_run(home, spool, roots)
+            receipt = run_distribute(run, progress=bar)
         finally:
             bar.close()
+        receipt = after_distribution(run, receipt)  # cases.md 2: escalation at the second witness
     if json_out:
         output.emit_json(receipt.as_json())
     else:

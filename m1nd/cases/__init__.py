@@ -1,0 +1,12 @@
+"""Case intelligence (contract cases.md): an overlay computed from the letters.
+
+fingerprints.py  the fingerprint of a letter and the rule that gave its kind
+source.py        the letters the overlay reads (distinct by full digest, with boxes)
+overlay.py       fingerprints, witnesses, escalations and cases over those letters
+engine.py        the one writer of engine letters (escalations, regressions, abandonment)
+escalation.py    the step distribution calls: one escalation per fingerprint
+sentinels.py     the allowlist, probe runs, results and regression letters
+claims.py        the honesty-letter labels and their export
+abandonment.py   call traces in, abandonment letters out
+health.py        doctor's `cases` check
+"""

@@ -1,0 +1,79 @@
+"""The one writer of engine letters: escalations, sentinel regressions, abandonment.
+
+An engine letter has `agent` `m1nd:engine`, a fixed key order and content derived
+from its inputs only, so that its bytes, and so its id, are the same on every
+machine and every run; filing it twice files it once (the box's dedup by id).  It
+goes straight into a box through the ordinary locked append of `boxes.py`, never
+into the spool.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from m1nd import boxes
+from m1nd.boxes import Box
+from m1nd.boxindex import BoxIndex
+from m1nd.cases.fingerprints import ENGINE_AGENT
+from m1nd.letters import letter_id
+from m1nd.paths import ensure_home
+from m1nd.run import Run
+from m1nd.secrets import likely_secret
+
+# Keys in this order; empty optional values are left out (as `m1nd write` does).
+KEY_ORDER = ("ts", "agent", "class", "kind", "repo", "brain", "tool", "what", "fingerprint", "sentinel", "session")
+
+
+def compose(**fields) -> bytes:
+    fields["agent"] = ENGINE_AGENT
+    unknown = set(fields) - set(KEY_ORDER)
+    if unknown:
+        raise ValueError(f"not an engine letter key: {sorted(unknown)}")
+    return orjson.dumps({k: fields[k] for k in KEY_ORDER if fields.get(k) not in (None, "")})
+
+
+def escalation(fingerprint: str, kind: str, first, second) -> bytes:
+    """cases.md 2: `ts` and `repo` of the second witness, the first two witnesses named in `what`."""
+    return compose(
+        ts=second.ts, **{"class": "triage"}, kind=kind, repo=second.repo, brain=second.brain,
+        what=f"escalation: {fingerprint} has a second witness ({first.id} then {second.id})",
+        fingerprint=fingerprint,
+    )
+
+
+def regression(fingerprint: str, family: str, kind: str, day: str, receipt) -> bytes:
+    """cases.md 4: one per fingerprint per UTC day (the day is the only varying input)."""
+    return compose(
+        ts=day, **{"class": "bug"}, kind=kind, repo=receipt.repo, brain=receipt.brain, tool=family,
+        what=f"sentinel regression: {fingerprint} resurfaced", fingerprint=fingerprint, sentinel=receipt.id,
+    )
+
+
+def abandonment(session: str, ts: str, tool: str, verb: str, outcome: str, repo: str) -> bytes:
+    """cases.md 6: cites the tool, the last verb and the failing outcome, and the session id."""
+    return compose(
+        ts=ts, **{"class": "honesty"}, kind="overclaimed_verdict", repo=repo or "all",
+        brain="" if repo else "medulla", tool=tool,
+        what=f"abandonment: session {session} stopped after {tool} {verb} returned {outcome}",
+        session=session,
+    )
+
+
+def file_into(run: Run, box: Box, raws: list[bytes]) -> int:
+    """Append engine letters to a box (locked, deduplicated); returns how many were new.
+
+    Raises boxes.Refused for a refused box and OSError when it cannot be written.  A
+    letter that would look like a secret (its text comes from other letters) is never
+    put into a project box.
+    """
+    if not box.is_medulla:
+        raws = [r for r in raws if not likely_secret(r)]
+    if not raws:
+        return 0
+    ensure_home(run.paths)
+    index = BoxIndex(box.path, run.paths.state)
+    n = boxes.append(box, [letter_id(r) for r in raws], raws, run.paths.locks, index)
+    if n:
+        boxes.sync(box.path)
+    index.save()
+    return n

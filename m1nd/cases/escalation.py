@@ -1,0 +1,79 @@
+"""Escalation at the second witness (cases.md 2), the step filing commands run
+right after distribution (`m1nd distribute`, `m1nd sweep` without
+`--no-distribute`, the pre-commit hook installed with `--stage`).
+
+For each fingerprint with two witnesses or more and no escalation in the union yet,
+one escalation letter goes into the box that holds the second witness.  A second
+witness that is not in a box yet (it waits in the spool) holds its escalation back
+until a later filing puts it in one: the escalation waits like any letter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from m1nd import boxes
+from m1nd.cases import engine
+from m1nd.cases import fingerprints as fps
+from m1nd.cases.overlay import compute
+from m1nd.cases.source import Cases, open_cases
+from m1nd.fsutil import lock_for
+from m1nd.letters import letter_id
+from m1nd.run import Run
+
+
+@dataclass(frozen=True)
+class Escalated:
+    filed: tuple[tuple[str, str, str], ...]  # (fingerprint, escalation id, box label) newly filed
+    waiting: tuple[str, ...]  # fingerprints whose second witness is not in a box yet
+    problems: tuple[str, ...]
+
+
+def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = None):
+    return compute(cases.fold, cases.kindless, cases.run.markers, allowed, runs)
+
+
+def escalate(run: Run) -> Escalated:
+    with lock_for(run.paths.locks, "distribute", run.paths.state):
+        with open_cases(run) as cases:
+            overlay = overlay_of(cases)
+            filed, waiting, problems = [], [], []
+            for entry in overlay.entries:
+                if len(entry.witnesses) < 2 or entry.escalations:
+                    continue
+                first, second = entry.witnesses[0], entry.witnesses[1]
+                box = cases.box_of(second.digest)
+                if box is None:
+                    waiting.append(entry.fingerprint)
+                    continue
+                _, kind = fps.split(entry.fingerprint)
+                raw = engine.escalation(entry.fingerprint, kind, first, second)
+                try:
+                    if engine.file_into(run, box, [raw]):
+                        filed.append((entry.fingerprint, letter_id(raw), box.label))
+                except boxes.Refused as exc:
+                    problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")
+                except OSError as exc:
+                    problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
+                                    f"{exc.strerror or exc}")
+        return Escalated(tuple(filed), tuple(waiting), tuple(problems))
+
+
+def after_distribution(run: Run, receipt):
+    """The call site's one line, right after a distribution that wrote: escalate, and
+    return the receipt with any escalation problem added to its notes (a failure here
+    never fails the distribution: the letters are filed, escalation catches up at the
+    next filing)."""
+    import dataclasses
+
+    from m1nd.errors import M1ndError
+
+    if receipt is None:
+        return None
+    try:
+        problems = escalate(run).problems
+    except M1ndError as exc:
+        problems = (f"escalation skipped: {exc.message}",)
+    except OSError as exc:
+        problems = (f"escalation skipped: {exc.filename or ''} {exc.strerror or exc}".strip(),)
+    return dataclasses.replace(receipt, notes=receipt.notes + problems) if problems else receipt

@@ -1,0 +1,220 @@
+"""Absence sentinels (cases.md 4): probes that guard a fix, run only when allowed.
+
+A probe arrives in a letter, and letters arrive by git from other machines, so a
+probe is code from elsewhere.  The safety model:
+
+- only a probe whose exact command the local user allowed (`m1nd sentinels allow
+  ID`, recorded under `<home>/records/`, never in a repository) ever runs; the grant
+  is for that receipt's exact command, so a changed probe is a new, unallowed one;
+- the command is split like a shell would split words (`shlex`), and run directly,
+  never through a shell: pipes, globs and `$VARS` mean nothing unless the allowed
+  command itself starts a shell (`sh -c '...'`), in plain sight;
+- it runs in the repository of the receipt's box (the home, for the medulla box),
+  with stdin closed, in its own process group, with a minimal environment (PATH,
+  HOME, LANG/LC_ALL `C.UTF-8`, TZ `UTC`), and is killed with its whole group at the
+  timeout (default 60 s);
+- exit 0 is green; anything else, a timeout included, is red.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+
+from m1nd import boxes
+from m1nd.cases import engine, records
+from m1nd.cases import fingerprints as fps
+from m1nd.cases.escalation import overlay_of
+from m1nd.cases.overlay import GREEN, NOT_ALLOWED, RED, Receipt
+from m1nd.cases.source import Cases, open_cases
+from m1nd.clock import parse_now
+from m1nd.errors import M1ndError, UsageError
+from m1nd.run import Run
+
+DEFAULT_TIMEOUT = 60.0
+OUTPUT_KEPT = 400  # characters of a probe's output kept with its last result
+
+
+def argv_of(probe: str) -> list[str]:
+    """The probe's argv, or UsageError when it does not split into words."""
+    try:
+        argv = shlex.split(probe)
+    except ValueError as exc:
+        raise UsageError(f"the probe does not split into words ({exc}): {probe!r}") from None
+    if not argv:
+        raise UsageError("the probe is empty")
+    return argv
+
+
+def minimal_env() -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH") or os.defpath,
+        "HOME": os.environ.get("HOME") or "/",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TZ": "UTC",
+    }
+
+
+@dataclass(frozen=True)
+class ProbeRun:
+    status: str  # green | red
+    exit: int | None  # None: killed at the timeout, or could not start
+    timed_out: bool
+    output: str
+
+
+def run_probe(probe: str, cwd: str, timeout: float) -> ProbeRun:
+    argv = argv_of(probe)
+    with tempfile.TemporaryFile() as out:
+        try:
+            proc = subprocess.Popen(argv, cwd=cwd, env=minimal_env(), stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+        except OSError as exc:
+            return ProbeRun(RED, None, False, f"could not start: {exc.strerror or exc}")
+        timed_out = False
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            proc.wait()
+            code = None
+        out.seek(0)
+        text = out.read(64 * 1024).decode("utf-8", "replace")
+    if timed_out:
+        text = (text + f"\n(killed after {timeout:g} s)").strip()
+    return ProbeRun(GREEN if code == 0 else RED, code, timed_out, text[-OUTPUT_KEPT:])
+
+
+@dataclass(frozen=True)
+class Guard:
+    fingerprint: str
+    receipt: Receipt
+    probe: str
+
+
+def guards(cases: Cases) -> list[Guard]:
+    """The probe of every case whose receipt (the case's latest) is `fixed` with a sentinel."""
+    overlay = overlay_of(cases)
+    found = []
+    for entry in overlay.entries:
+        if entry.case and entry.case.receipt.probe is not None:
+            found.append(Guard(entry.fingerprint, entry.case.receipt, entry.case.receipt.probe))
+    return sorted(found, key=lambda g: (g.receipt.id, g.receipt.digest))
+
+
+def allow(run: Run, prefix: str, now: datetime | None = None) -> Guard:
+    """Record the exact command of receipt PREFIX's probe under the home."""
+    with open_cases(run) as cases:
+        candidates = [g for g in guards(cases) if g.receipt.id.startswith(prefix)]
+    if len(prefix) < 4 or any(c not in "0123456789abcdef" for c in prefix):
+        raise UsageError(f"not a receipt id: {prefix!r} (12 hex characters, or a unique prefix of 4 or more)")
+    ids = sorted({g.receipt.id for g in candidates})
+    if not candidates:
+        raise M1ndError(f"no case receipt with a sentinel has id {prefix} (m1nd sentinels run lists them)",
+                        exit_code=3)
+    if len(candidates) > 1:
+        raise UsageError(f"id prefix {prefix} is ambiguous: {', '.join(ids)}")
+    guard = candidates[0]
+    argv_of(guard.probe)  # a probe that cannot be run is never allowed
+    allowed = records.allowlist(run.paths)
+    from m1nd.clock import stamp
+
+    allowed[guard.receipt.digest] = {"id": guard.receipt.id, "probe": guard.probe,
+                                     "fingerprint": guard.fingerprint, "allowed_at": stamp(now or parse_now())}
+    records.save(run.paths, records.ALLOW, "allowed", allowed)
+    return guard
+
+
+@dataclass(frozen=True)
+class Result:
+    guard: Guard
+    status: str  # green | red | not_allowed
+    note: str  # why not allowed, or the first line of a red probe's output
+    filed: str | None  # the regression letter filed by this run
+
+    def as_json(self) -> dict:
+        return {"receipt": self.guard.receipt.id, "probe": self.guard.probe, "status": self.status}
+
+
+@dataclass(frozen=True)
+class RunReport:
+    results: tuple[Result, ...]
+    problems: tuple[str, ...]
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.results if r.status == status)
+
+    def as_json(self) -> dict:
+        return {"guarded": len(self.results), "green": self.count(GREEN), "red": self.count(RED),
+                "not_allowed": self.count(NOT_ALLOWED), "results": [r.as_json() for r in self.results]}
+
+
+def _where(cases: Cases, receipt: Receipt) -> str | None:
+    """The repository a probe runs in: its box's root (the home for the medulla box)."""
+    run = cases.run
+    box = cases.box_of(receipt.digest)
+    if box is not None:
+        return box.root.path if box.root else run.paths.home
+    route = run.roots.resolve(receipt.brain, receipt.repo)
+    if route.root is not None:
+        return route.root.path
+    return run.paths.home if route.kind == "medulla" else None
+
+
+def run_all(run: Run, timeout: float = DEFAULT_TIMEOUT, now: datetime | None = None) -> RunReport:
+    moment = now or parse_now()
+    day = moment.strftime("%Y-%m-%d")
+    allowed = records.allowlist(run.paths)
+    last = records.last_runs(run.paths)
+    with open_cases(run) as cases:
+        results, problems = _run_guards(cases, guards(cases), allowed, last, timeout, day)
+    records.save(run.paths, records.RUNS, "last", last)
+    return RunReport(tuple(results), tuple(problems))
+
+
+def _run_guards(cases: Cases, found: list[Guard], allowed: dict, last: dict, timeout: float, day: str):
+    run = cases.run
+    results, problems = [], []
+    for guard in found:
+        receipt = guard.receipt
+        grant = allowed.get(receipt.digest)
+        if not isinstance(grant, dict) or grant.get("probe") != guard.probe:
+            results.append(Result(guard, NOT_ALLOWED, f"not allowed (m1nd sentinels allow {receipt.id})", None))
+            continue
+        cwd = _where(cases, receipt)
+        if cwd is None or not os.path.isdir(cwd):
+            results.append(Result(guard, NOT_ALLOWED, f"its repository ({receipt.repo}) is not on this machine", None))
+            continue
+        outcome = run_probe(guard.probe, cwd, timeout)
+        last[receipt.digest] = {"probe": guard.probe, "status": outcome.status, "day": day, "exit": outcome.exit,
+                                "timed_out": outcome.timed_out, "output": outcome.output}
+        filed = None
+        note = outcome.output.strip().splitlines()[0] if outcome.output.strip() else ""
+        if outcome.status == RED:
+            family, kind = fps.split(guard.fingerprint)
+            raw = engine.regression(guard.fingerprint, family, kind, day, receipt)
+            box = cases.box_of(receipt.digest)
+            if box is None:
+                problems.append(f"regression of {guard.fingerprint} not filed: receipt {receipt.id} is in no box here")
+            else:
+                try:
+                    if engine.file_into(run, box, [raw]):
+                        from m1nd.letters import letter_id
+
+                        filed = letter_id(raw)
+                except boxes.Refused as exc:
+                    problems.append(f"regression of {guard.fingerprint} not filed: box {box.label} refused: {exc}")
+                except OSError as exc:
+                    problems.append(f"regression of {guard.fingerprint} not filed: {exc.strerror or exc}")
+        results.append(Result(guard, outcome.status, note, filed))
+    return results, problems

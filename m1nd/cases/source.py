@@ -1,0 +1,156 @@
+"""The letters case intelligence reads, through the read model (issue 9's index of
+the spool and every box, distinct by full digest).
+
+`open_cases(run)` brings the read model current, then the fold (fold.py) of every
+letter that matters to cases, kept under `<home>/state/cases/fold.json` keyed by the
+read model's content: a run with nothing new reuses it, new letters (those the model
+indexed after the fold was made) are folded in, and anything else (a box replaced by
+git with other content, other roots) refolds from the model.  The cache is derived:
+delete it and the same fold comes back.
+
+The kindless count needs no letter of its own: it is the union's letters that are
+neither missions nor receipts, less the witnesses.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import orjson
+
+from m1nd.boxes import Box
+from m1nd.cases import fingerprints as fps
+from m1nd.cases.fold import Fold
+from m1nd.fsutil import atomic_write
+from m1nd.paths import ensure_dir
+from m1nd.run import Run
+
+VERSION = 2
+WANTED = f"{fps.RECEIPT_SQL} OR {fps.candidates_sql()}"
+
+
+@dataclass
+class Cases:
+    """The read model and the fold over it, for one command."""
+
+    run: Run
+    model: object  # m1nd.readmodel.ReadModel
+    fold: Fold
+    letters: int  # distinct letters of the union, missions left out
+
+    @property
+    def kindless(self) -> int:
+        return self.letters - self.fold.receipts_seen - self.fold.witness_count
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"box {s.label}: {s.problem}" for s in self.model.boxes if s.problem]
+
+    @property
+    def notes(self) -> list[str]:
+        return list(self.model.notes)
+
+    def box_of(self, digest: str) -> Box | None:
+        """The box that holds a letter: the first in run order (None: only in the spool)."""
+        for loc in self.model.locations(digest):
+            if loc.kind == "box":
+                for source in self.model.boxes:
+                    if source.path == loc.path and source.box is not None:
+                        return source.box
+        return None
+
+    def close(self) -> None:
+        self.model.close()
+
+    def __enter__(self) -> "Cases":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# -- what is read from the read model beyond its documented API (see requests-9.md) ---
+
+def _union(model) -> tuple[str, list]:
+    return model._member_sql(None)
+
+
+def _content_key(model) -> list:
+    fids = [s.fid for s in model.sources if s.fid is not None]
+    rows = model.con.execute(f"SELECT fid, gen FROM files WHERE fid IN ({','.join('?' * len(fids))})", fids)
+    return [[s.kind, s.path, s.fid] for s in model.sources] + [sorted(map(list, rows.fetchall()))]
+
+
+def _generation(model) -> int:
+    return int(model.con.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()[0])
+
+
+def _count(model, where: str = "", args: tuple = ()) -> int:
+    member, margs = _union(model)
+    sql = "SELECT count(*) FROM letters l WHERE l.mission = 0" + member + (f" AND ({where})" if where else "")
+    return model.con.execute(sql, [*margs, *args]).fetchone()[0]
+
+
+# -- the fold cache -------------------------------------------------------------------
+
+def _cache_path(run: Run) -> str:
+    return os.path.join(run.paths.state, "cases", "fold.json")
+
+
+def _load(run: Run):
+    try:
+        with open(_cache_path(run), "rb") as fh:
+            doc = orjson.loads(fh.read())
+        if doc.get("version") != VERSION:
+            return None
+        return doc["key"], doc["gen"], doc["letters"], Fold.from_json(doc["fold"])
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _save(run: Run, key, gen: int, letters: int, fold: Fold) -> None:
+    path = _cache_path(run)
+    try:
+        ensure_dir(os.path.dirname(path))
+        atomic_write(path, orjson.dumps({"version": VERSION, "key": key, "gen": gen, "letters": letters,
+                                         "fold": fold.as_json()}), sync=False)
+    except OSError:
+        pass  # only a shortcut: the next run folds again
+
+
+def fold_model(run: Run, model, cache: bool = True, write: bool = True) -> tuple[Fold, int]:
+    """The fold over the model's union and its count of distinct non-mission letters."""
+    key = _content_key(model)
+    gen = _generation(model)
+    cached = _load(run) if cache and model.persistent else None
+    if cached is not None and cached[0] == key:
+        return cached[3], cached[2]
+    letters = _count(model)
+    if cached is not None and cached[0][:-1] == key[:-1]:  # the same files, new content
+        _, old_gen, old_letters, fold = cached
+        if old_letters + _count(model, "l.first_gen > ?", (old_gen,)) == letters:  # it only grew
+            for row in model.letters(where=f"l.first_gen > ? AND ({WANTED})", args=(old_gen,)):
+                fold.add(row)
+            if write:
+                _save(run, key, gen, letters, fold)
+            return fold, letters
+    fold = Fold()
+    for row in model.letters(where=WANTED):
+        fold.add(row)
+    if write and model.persistent:
+        _save(run, key, gen, letters, fold)
+    return fold, letters
+
+
+def open_cases(run: Run, write: bool = True) -> Cases:
+    """Bring the read model current and fold it (`write=False`: never write the fold cache)."""
+    from m1nd.readmodel import open_model
+
+    model = open_model(run)
+    try:
+        fold, letters = fold_model(run, model, write=write)
+    except BaseException:
+        model.close()
+        raise
+    return Cases(run, model, fold, letters)

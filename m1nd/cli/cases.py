@@ -1,0 +1,310 @@
+"""`m1nd cases [explain|claims|abandonment]` and `m1nd sentinels run|allow`."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Optional
+
+import typer
+
+from m1nd.cli import output
+from m1nd.cli.common import open_run, reporting
+from m1nd.cli.options import Home, Json, Roots, Spool
+
+app = typer.Typer(help="Case intelligence: which symptom keeps coming back, and whether its fix holds.",
+                  invoke_without_command=True)
+sentinels_app = typer.Typer(help="Absence sentinels: probes that guard a fix, run only when allowed.",
+                            no_args_is_help=True)
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+STATES = ("open", "answered", "closed·guarded", "none")
+
+
+def clean(text: str) -> str:
+    """Letter text as data: a newline shows as ⏎, other control characters escaped (tab kept)."""
+    return _CONTROL.sub(lambda m: "⏎" if m[0] == "\n" else f"\\x{ord(m[0]):02x}", text)
+
+
+def _print(console, *parts: tuple[str, str] | str) -> None:
+    """One line of plain text pieces, each optionally styled; never read as markup."""
+    from rich.text import Text
+
+    line = Text()
+    for part in parts:
+        text, style = (part, "") if isinstance(part, str) else part
+        line.append(clean(text), style=style or None)
+    console.print(line, soft_wrap=True)
+
+
+def _resolve(model, prefix: str):
+    """The letters (two if their ids collide) with this id or unique id prefix, missions included."""
+    from m1nd.errors import NotFound, UsageError
+
+    if not re.fullmatch(r"[0-9a-f]{4,12}", prefix):
+        raise UsageError(f"not a letter id: {prefix!r} (12 hex characters, or a unique prefix of 4 or more)")
+    ids = model.lookup(prefix)
+    if not ids:
+        raise NotFound(f"no letter has id {prefix}")
+    if len(ids) > 1:
+        raise UsageError(f"id prefix {prefix} is ambiguous: {', '.join(ids)}")
+    return model.by_id(ids[0], missions=True)
+
+
+@app.callback()
+def cases(
+    ctx: typer.Context,
+    json_out: Json = False,
+    limit: Annotated[int, typer.Option("--limit", help="Show at most N fingerprints (0: all).", min=0)] = 50,
+    tool: Annotated[Optional[str], typer.Option("--tool", help="Only this tool family.", metavar="FAMILY")] = None,
+    kind: Annotated[Optional[str], typer.Option("--kind", help="Only this symptom kind.", metavar="KIND")] = None,
+    state: Annotated[Optional[str], typer.Option(
+        "--state", help="Only cases in this state: open, answered, closed·guarded (or closed-guarded), none.",
+        metavar="STATE")] = None,
+    recurring: Annotated[bool, typer.Option("--recurring", help="Only fingerprints with two witnesses or more.")] = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Every fingerprint with its witnesses, escalation and case; the kindless count."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from m1nd.cases import records
+    from m1nd.cases.escalation import overlay_of
+    from m1nd.cases.source import open_cases
+    from m1nd.errors import UsageError
+
+    with reporting(json_out):
+        if state is not None:
+            state = "closed·guarded" if state == "closed-guarded" else state
+            if state not in STATES:
+                raise UsageError(f"--state must be one of {', '.join(STATES)}")
+        run = open_run(home, spool, roots)
+        allowed, runs = records.allowlist(run.paths), records.last_runs(run.paths)
+        with open_cases(run) as cases:
+            _say(cases)
+            overlay = overlay_of(cases, allowed, runs)
+            if json_out:
+                output.emit_json(overlay.as_json())
+                return
+            _cases_view(overlay, cases, limit, tool, kind, state, recurring)
+
+
+def _say(cases) -> None:
+    for note in cases.notes:
+        output.warn(note)
+    for problem in cases.problems:
+        output.warn(f"{problem} (its letters are left out)")
+
+
+def _cases_view(overlay, cases, limit, tool, kind, state, recurring) -> None:
+    from m1nd.cases import fingerprints as fps
+    from m1nd.words import plural
+
+    con = output.console()
+    shown = []
+    for e in overlay.entries:
+        family, k = fps.split(e.fingerprint)
+        if tool is not None and family != tool.lower():
+            continue
+        if kind is not None and k != kind:
+            continue
+        if state is not None and (e.case.state if e.case else "none") != state:
+            continue
+        if recurring and len(e.witnesses) < 2:
+            continue
+        shown.append(e)
+    for e in shown[: limit or None]:
+        style = "bold red" if e.case and e.case.sentinel == "red" else "bold"
+        _print(con, (e.line(), style))
+        if e.case:
+            c = e.case
+            alias = f" (case id {c.case_id})" if c.case_id else ""
+            _print(con, f"  case: receipt {c.receipt.id}{alias} · {c.state} · {plural(len(c.members), 'member')}")
+        ws = ", ".join(f"{w.id} {w.ts}" for w in e.witnesses[:5])
+        more = f" and {len(e.witnesses) - 5} more" if len(e.witnesses) > 5 else ""
+        if e.witnesses:
+            _print(con, f"  witnesses: {ws}{more}")
+        if e.escalation:
+            box = cases.box_of(e.escalation.digest)
+            where = box.label if box else "spool"
+            _print(con, f"  escalation: {e.escalation.id} ({where})")
+            if len(e.escalations) > 1:
+                others = ", ".join(x.id for x in e.escalations[1:])
+                _print(con, f"  also escalated elsewhere (a different first pair): {others}")
+    hidden = len(shown) - len(shown[: limit or None])
+    if hidden:
+        _print(con, f"… and {plural(hidden, 'more fingerprint')} (--limit 0 shows all)")
+    n_cases = sum(1 for e in overlay.entries if e.case)
+    filtered = f", {len(shown)} shown" if len(shown) != len(overlay.entries) else ""
+    _print(con, f"{plural(len(overlay.entries), 'fingerprint')}{filtered}, {plural(n_cases, 'case')}; "
+                f"{plural(overlay.kindless, 'kindless letter')} (no kind, never guessed: m1nd cases explain ID)")
+
+
+@app.command("explain")
+def explain(
+    letter: Annotated[str, typer.Argument(help="A letter id (or a unique prefix of 4 or more).", metavar="ID")],
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Which rule gave a letter its kind (or why it has none), and whether it is a witness."""
+    from m1nd.cases import fingerprints as fps
+    from m1nd.cases.source import open_cases
+
+    with reporting(json_out):
+        with open_cases(open_run(home, spool, roots)) as cases:
+            _say(cases)
+            items = _resolve(cases.model, letter)
+    docs = []
+    for item in items:
+        refusal = fps.witness_refusal(item)
+        d = fps.derive(item)
+        if refusal:
+            docs.append(({"id": item.id, "fingerprint": None, "source": fps.SOURCE_NONE}, refusal, item))
+        else:
+            docs.append(({"id": item.id, "fingerprint": d.fingerprint, "source": d.source}, d.why, item))
+    if json_out:
+        output.emit_json(docs[0][0] if len(docs) == 1 else [d for d, _, _ in docs])
+        return
+    con = output.console()
+    for doc, why, item in docs:
+        _print(con, (f"letter {doc['id']}", "bold"))
+        _print(con, f"  fingerprint: {doc['fingerprint'] or 'none'}")
+        _print(con, f"  source: {doc['source']} — {why}")
+        named = item.fingerprint
+        if fps.witness_refusal(item) and named:
+            _print(con, f"  names: {named} (its fingerprint field)")
+        _print(con, f"  witness: {'no' if doc['fingerprint'] is None else 'yes'}")
+
+
+@app.command("claims")
+def claims_cmd(
+    json_out: Json = False,
+    export: Annotated[Optional[str], typer.Option(
+        "--export", help="Append one row per honesty letter not already in FILE (field-labels.jsonl).",
+        metavar="FILE")] = None,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Honesty letters per (tool family, symptom kind): claimed wrong, right, unresolved."""
+    from m1nd.cases.claims import claims, export as export_rows
+    from m1nd.cases.source import open_cases
+    from m1nd.words import plural
+
+    with reporting(json_out):
+        with open_cases(open_run(home, spool, roots)) as cases:
+            _say(cases)
+            result = claims(cases.model)
+        appended = unreadable = None
+        if export is not None:
+            appended, unreadable = export_rows(result.rows, export)
+    if unreadable:
+        output.warn(f"{export}: {plural(unreadable, 'unreadable line')} left as they are")
+    if json_out:
+        output.emit_json(result.as_json())
+        return
+    con = output.console()
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("tool family", "symptom kind", "wrong", "right", "unresolved", "total"):
+        table.add_column(col, justify="left" if col in ("tool family", "symptom kind") else "right")
+    for row in result.table:
+        table.add_row(Text(clean(row["tool_family"])), row["symptom_kind"], str(row["wrong"]), str(row["right"]),
+                      str(row["unresolved"]), str(row["total"]))
+    if result.table:
+        con.print(table)
+    _print(con, f"{plural(len(result.rows), 'honesty letter')} with a fingerprint; "
+                f"{result.kindless} without one (not counted)")
+    if appended is not None:
+        _print(con, f"exported {plural(appended, 'new row')} to {export}")
+
+
+@app.command("abandonment")
+def abandonment_cmd(
+    trace: Annotated[str, typer.Option("--trace", help="A JSONL trace of tool calls.", metavar="FILE")],
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """File one letter per session that gave up on a failing tool and stopped."""
+    from m1nd.cases.abandonment import file_trace, read_trace
+    from m1nd.words import plural
+
+    with reporting(json_out):
+        parsed = read_trace(trace)
+        run = open_run(home, spool, roots)
+        filing = file_trace(run, parsed)
+    for number, why in parsed.unreadable:
+        output.warn(f"{trace}: line {number} unreadable ({why}): skipped")
+    for problem in filing.problems:
+        output.error_line(problem)
+    if json_out:
+        output.emit_json({"sessions": parsed.sessions, "filed": list(filing.filed)})
+    else:
+        con = output.console()
+        for a, lid in zip(parsed.abandoned, filing.filed):
+            _print(con, f"{lid}  session {a.session}: {a.tool} {a.verb} → {a.outcome}, then stop")
+        _print(con, f"{plural(parsed.sessions, 'session')}, {plural(len(parsed.abandoned), 'abandonment')}; "
+                    f"{filing.new} newly filed")
+    if filing.problems:
+        raise typer.Exit(1)
+
+
+@sentinels_app.command("run")
+def sentinels_run(
+    json_out: Json = False,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds before a probe is killed (red).",
+                                           min=0.1)] = 60.0,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Run every allowed probe; a red one files one regression letter per fingerprint per day."""
+    from m1nd.cases.sentinels import run_all
+
+    with reporting(json_out):
+        report = run_all(open_run(home, spool, roots), timeout=timeout)
+    for problem in report.problems:
+        output.warn(problem)
+    doc = report.as_json()
+    if json_out:
+        output.emit_json(doc)
+    else:
+        con = output.console()
+        for r in report.results:
+            style = {"green": "green", "red": "bold red"}.get(r.status, "yellow")
+            _print(con, (f"{r.status:<11}", style), f" {r.guard.fingerprint}  receipt {r.guard.receipt.id}  "
+                                                     f"probe: {r.guard.probe}")
+            if r.note:
+                _print(con, f"            {r.note}")
+            if r.filed:
+                _print(con, f"            filed regression letter {r.filed}")
+        _print(con, f"{doc['guarded']} guarded · {doc['green']} green · {doc['red']} red"
+                    + (f" · {doc['not_allowed']} not allowed" if doc["not_allowed"] else ""))
+    if doc["red"]:
+        raise typer.Exit(1)
+
+
+@sentinels_app.command("allow")
+def sentinels_allow(
+    receipt: Annotated[str, typer.Argument(help="The receipt id (or a unique prefix) whose probe to allow.",
+                                           metavar="ID")],
+    json_out: Json = False,
+    home: Home = None,
+    spool: Spool = None,
+    roots: Roots = None,
+) -> None:
+    """Allow this receipt's exact probe command to run here (recorded under the home)."""
+    from m1nd.cases.sentinels import allow
+
+    with reporting(json_out):
+        guard = allow(open_run(home, spool, roots), receipt)
+    if json_out:
+        output.emit_json({"receipt": guard.receipt.id, "probe": guard.probe, "fingerprint": guard.fingerprint})
+        return
+    _print(output.console(), f"allowed for receipt {guard.receipt.id} ({guard.fingerprint}): {guard.probe}")
