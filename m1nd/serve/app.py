@@ -50,6 +50,10 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         documents.only_params(request.query_params, set())
         return mailbox.show(request.path_params["ident"])
 
+    def cases_doc(request) -> Doc:
+        documents.only_params(request.query_params, set())
+        return mailbox.cases()
+
     def reports_doc(request) -> Doc:
         params = request.query_params
         documents.only_params(params, {"limit", "offset"})
@@ -91,6 +95,9 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
             raise UsageError(f"{ident!r} is not a letter id (12 hex digits, or a prefix of at least 4)")
         return mailbox.letter(ident.lower(), show_thread)
 
+    def cases_page(request):
+        return pages.cases(mailbox.cases_doc())
+
     def reports_page(request):
         return pages.reports(mailbox.delivered())
 
@@ -123,10 +130,12 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         route("/api/letters/{ident}", letter_doc, api),
         route("/api/doctor", doctor, api),
         route("/api/reports", reports_doc, api),
+        route("/api/cases", cases_doc, api),
         route("/api/health", health, api),
         Route("/api/{rest:path}", api_not_found, methods=["GET", "HEAD"]),
         route("/", index, page),
         route("/letters/{ident}", letter, page),
+        route("/cases", cases_page, page),
         route("/reports", reports_page, page),
         Route("/reports/{run_id}", report, methods=["GET", "HEAD"]),
         Route("/favicon.svg", icon, methods=["GET", "HEAD"]),

@@ -109,7 +109,7 @@ class Filters:
         return "/" + (f"?{qs}" if qs else "")
 
 
-NAV = (("letters", "/", "Letters"), ("reports", "/reports", "Reports"))
+NAV = (("letters", "/", "Letters"), ("cases", "/cases", "Cases"), ("reports", "/reports", "Reports"))
 
 
 def layout(title: str, body: str, here: str = "letters", nav=NAV) -> str:
@@ -297,6 +297,41 @@ def thread(data: ThreadData) -> str:
             f'<p class="muted">Its thread: {count} letter{"s" if count != 1 else ""}, oldest first; '
             f'this letter is outlined.</p>{tree(data.roots)}')
     return layout(f"Letter {data.focus}", body)
+
+
+CASE_STATE = {"open": "wet_ink", "answered": "in_flight", "closed·guarded": "fired_clay"}
+
+
+def cases(doc: dict) -> str:
+    """Every fingerprint (a tool family and a symptom kind) with its witnesses, its
+    escalation letter and its case, as `m1nd cases --json` has them."""
+    items = []
+    for entry in doc.get("fingerprints", []):
+        case = entry.get("case")
+        witnesses = entry.get("witnesses", [])
+        if case:
+            tone = CASE_STATE.get(case.get("state"), "external")
+            head = f'<span class="state {tone}">{text(case.get("state", ""))}</span>'
+            sentinel = case.get("sentinel")
+            extra = (f'<span>receipt {_ids([case["receipt"]]) if case.get("receipt") else ""}</span>'
+                     + (f'<span>disposition {text(case["disposition"])}</span>' if case.get("disposition") else "")
+                     + (f'<span>sentinel {text(sentinel)}</span>' if sentinel else ""))
+        else:
+            tone, head, extra = "reply", '<span class="state reply">no case</span>', ""
+        escalation = entry.get("escalation")
+        esc = f"<span>escalation {_ids([escalation])}</span>" if escalation else ""
+        shown = _ids(witnesses[:8]) + (f" and {len(witnesses) - 8} more" if len(witnesses) > 8 else "")
+        items.append(
+            f'<li class="{tone}">{head}<span class="what">{text(entry.get("fingerprint", ""))}</span>'
+            f'<div class="meta"><span>{len(witnesses)} witness{"es" if len(witnesses) != 1 else ""}: {shown}</span>'
+            f"{esc}{extra}</div></li>")
+    listing = (f'<ul class="ledger">{"".join(items)}</ul>' if items
+               else '<p class="empty">No fingerprint yet: letters carry a <code>kind</code> to be grouped.</p>')
+    kindless = doc.get("kindless", 0)
+    body = (f"<h1>Cases</h1><p class=\"muted\">{len(items)} fingerprint{'s' if len(items) != 1 else ''}, sorted by "
+            f"name; {text(kindless)} kindless letter{'s' if kindless != 1 else ''} (no kind, never guessed).</p>"
+            f"{listing}")
+    return layout("Cases", body, here="cases")
 
 
 def reports(rows: list[dict]) -> str:

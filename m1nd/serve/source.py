@@ -191,6 +191,30 @@ class Mailbox:
         except M1ndError as exc:
             return documents.error(exc)
 
+    # cases (issue 11) --------------------------------------------------------
+
+    def cases_doc(self) -> dict:
+        """The document of `m1nd cases --json`, as that command builds it. Not kept:
+        it also depends on the records (sentinel allowlist, last runs)."""
+        from m1nd.cases import records
+        from m1nd.cases.escalation import overlay_of
+        from m1nd.cases.source import open_cases
+
+        run = self.run()
+        allowed, runs = records.allowlist(run.paths), records.last_runs(run.paths)
+        with open_cases(run) as cases:
+            for note in cases.notes:
+                _say_once(note)
+            for problem in cases.problems:
+                _say_once(f"{problem} (its letters are left out)")
+            return overlay_of(cases, allowed, runs).as_json()
+
+    def cases(self) -> Doc:
+        try:
+            return documents.ok(self.cases_doc())
+        except M1ndError as exc:
+            return documents.error(exc)
+
     # reports (issue 10's store) ---------------------------------------------
 
     def _paths(self):

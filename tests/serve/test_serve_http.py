@@ -468,3 +468,23 @@ def test_delivered_reports_are_listed_and_served_as_stored(delivered):
 def test_the_reports_page_says_when_there_are_none(server):
     page = get(server, "/reports")
     assert page.status_code == 200 and "No report delivered yet" in page.text
+
+
+# cases ---------------------------------------------------------------------------
+
+def test_cases_is_the_cases_command_and_the_page_lists_each_fingerprint(mailbox):
+    seen = [write("--what", f"seek said nothing is there, {n}", "--repo", "repo-a", "--tool", "seek (warm cache)",
+                  "--kind", "false_absence", "--ts", f"2026-05-02T0{n}:00:00Z") for n in range(3)]
+    assert m1nd("distribute").returncode == 0
+    with Server() as srv:
+        done = m1nd("cases", "--json")
+        assert done.returncode == 0, done.stderr
+        response = get(srv, "/api/cases")
+        same_as_command(response, done, 200)
+        entry = next(e for e in response.json()["fingerprints"] if e["fingerprint"] == "fp:seek/false_absence")
+        assert set(seen) <= set(entry["witnesses"])
+        page = get(srv, "/cases").text
+        assert "fp:seek/false_absence" in page
+        assert set(seen) <= _listed(page)
+        assert get(srv, "/api/cases", params={"state": "open"}).status_code == 400
+        assert srv.stop() == 0
