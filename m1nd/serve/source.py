@@ -24,7 +24,8 @@ from m1nd.run import Run, open_run
 from m1nd.serve import documents
 from m1nd.serve.documents import Doc
 
-SPOOL_ROW = "spool"  # letters that wait in the spool (not filed into any box)
+SPOOL_ROW = "spool"
+PAGE_PATIENCE = 1.0  # seconds a page waits for a fresh build before showing the last one  # letters that wait in the spool (not filed into any box)
 
 
 def _stat(path: str):
@@ -46,9 +47,29 @@ def fingerprint(run: Run) -> tuple:
     )
 
 
+def box_fingerprint(run: Run, box) -> tuple:
+    """What `m1nd box` reads: that box alone (fates come from it alone)."""
+    return ((_stat(box.path), _stat(os.path.dirname(box.path))), box.path, run.markers)
+
+
+class _Job:
+    def __init__(self, fp) -> None:
+        self.fp = fp
+        self.done = threading.Event()
+        self.value = None
+        self.error: BaseException | None = None
+
+
 class Kept:
-    """A small store of computed answers, each valid for one fingerprint; a value
-    is computed once while every other request for it waits."""
+    """A small store of computed answers, each valid for one fingerprint of the files
+    it was computed from. One build per key at a time; requests for the same state
+    of the files wait for it rather than compute it again.
+
+    With `stale_for` (pages), a request that finds only an answer for an older state
+    of the files waits that many seconds for the new one, then answers with the older
+    one while the build goes on: under a steady stream of arrivals a page is at most
+    one build old instead of every reader waiting on every build. JSON routes never
+    take a stale answer."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
@@ -56,30 +77,49 @@ class Kept:
         self.lock = threading.Lock()
         self.building: dict = {}
 
-    def get(self, key, fp, build):
+    def get(self, key, fp, build, stale_for: float = 0.0):
         while True:
             with self.lock:
                 hit = self.items.get(key)
                 if hit is not None and hit[0] == fp:
                     self.items.move_to_end(key)
                     return hit[1]
-                gate = self.building.get(key)
-                if gate is None:
-                    gate = self.building[key] = threading.Event()
-                    break
-            gate.wait()
+                job = self.building.get(key)
+                mine = job is None
+                if mine:
+                    job = self.building[key] = _Job(fp)
+            stale = stale_for > 0 and hit is not None
+            if mine and stale:
+                threading.Thread(target=self._run, args=(key, job, build), daemon=True).start()
+            elif mine:
+                self._run(key, job, build)
+            if stale:
+                if job.done.wait(stale_for) and job.error is None and job.fp == fp:
+                    return job.value
+                return hit[1]
+            job.done.wait()
+            if job.fp == fp:
+                if job.error is not None:
+                    raise job.error
+                return job.value
+            # built for another state of the files: go again for this one
+
+    def _run(self, key, job: _Job, build) -> None:
         try:
-            value = build()
+            job.value = build()
+        except BaseException as exc:  # handed to every request waiting on this build
+            job.error = exc
+        else:
             with self.lock:
-                self.items[key] = (fp, value)
+                self.items[key] = (job.fp, job.value)
                 self.items.move_to_end(key)
                 while len(self.items) > self.size:
                     self.items.popitem(last=False)
-            return value
         finally:
             with self.lock:
-                del self.building[key]
-            gate.set()
+                if self.building.get(key) is job:
+                    del self.building[key]
+            job.done.set()
 
 
 class Mailbox:
@@ -107,8 +147,8 @@ class Mailbox:
         finally:
             model.close()
 
-    def _kept(self, key, run: Run, build):
-        return self.kept.get(key, fingerprint(run), build)
+    def _kept(self, key, run: Run, build, fp=None, stale_for: float = 0.0):
+        return self.kept.get(key, fingerprint(run) if fp is None else fp, build, stale_for)
 
     # JSON routes -------------------------------------------------------------
 
@@ -134,9 +174,15 @@ class Mailbox:
         class, tool, since, until: a parameter present counts, as an option given
         on the command line does)."""
         try:
+            from m1nd.boxview import select_box
+            from m1nd.views import make_filters
+
+            make_filters(given.get("state"), given.get("agent"), given.get("class"), given.get("tool"),
+                         given.get("since"), given.get("until"), default_state="all")  # its errors first
             run = self.run()
             key = ("box", selector, tuple(sorted(given.items())))
-            return self._kept(key, run, lambda: self._box_doc(run, selector, given))
+            fp = box_fingerprint(run, select_box(run, selector))
+            return self._kept(key, run, lambda: self._box_doc(run, selector, given), fp=fp)
         except M1ndError as exc:
             return documents.error(exc)
 
@@ -268,11 +314,13 @@ class Mailbox:
     def index(self, filters, render):
         """The mailbox page for these filters: rendered once per state of the files."""
         run = self.run()
-        return self._kept(("index", filters), run, lambda: render(self._index_data(run, filters)))
+        return self._kept(("index", filters), run, lambda: render(self._index_data(run, filters)),
+                          stale_for=PAGE_PATIENCE)
 
     def letter(self, ident: str, render):
         run = self.run()
-        return self._kept(("letter", ident), run, lambda: render(self._thread_data(run, ident)))
+        return self._kept(("letter", ident), run, lambda: render(self._thread_data(run, ident)),
+                          stale_for=PAGE_PATIENCE)
 
     def _index_data(self, run: Run, f) -> "IndexData":
         with self.model(run) as model:
@@ -285,6 +333,13 @@ class Mailbox:
             unreachable = sorted({r.label for r in run.roots.unreachable})
             scope, where, args = _letters_sql(model, f)
             matches = f.core().matches
+            # Open work of every box, or of one, is already counted: stop at the page's end.
+            quick = (f.state == "open" and not f.replies and not (f.agent or f.klass or f.tool or f.since
+                                                                  or f.until or f.q) and f.box != SPOOL_ROW)
+            known = None
+            if quick:
+                known = (model.counts(scope) if scope is None else
+                         next((c for s, c in rows if s.fid == scope.fid), None))
             chosen = []
             total = 0
             end = f.offset + f.limit
@@ -296,6 +351,9 @@ class Mailbox:
                     chosen.append(LetterData(row, state, _box_of(model, row.digest),
                                              len(graph.answers_to(row.id))))
                 total += 1
+                if known is not None and total >= end:
+                    total = known["open_work"]
+                    break
             return IndexData(boxes, chosen, total, problems, unreachable)
 
     def _thread_data(self, run: Run, ident: str) -> "ThreadData":
