@@ -74,9 +74,9 @@ class SpoolFacts:
     letters: int  # letter lines, missions included
     malformed: list[int]
     unfinished_tail: int | None
-    misdelivered_ts: list[str]  # ts of each distinct misdelivery letter, missions left out
+    misdelivered_days: dict[str, int]  # first 10 characters of ts -> distinct misdelivery letters (no missions)
     held: list[tuple[int, str, str]]  # (line, id, kind)
-    answered: set[str]  # ids some spool letter answers
+    answered: object  # ids some spool letter answers (a set, or a callable giving one)
 
 
 @dataclass(frozen=True)
@@ -92,12 +92,12 @@ class BoxFacts:
 def mailbox_block(spool: SpoolFacts, pending: tuple[str, ...], spool_path: str, now: datetime) -> dict:
     now_day = (now.date() - _EPOCH).days
     recent = 0
-    for ts in spool.misdelivered_ts:
-        day = day_number(ts)
+    for prefix, n in spool.misdelivered_days.items():
+        day = day_number(prefix)
         if day is not None and now_day - day <= 7 and day <= now_day + 1:
-            recent += 1
+            recent += n
     return {
-        "memory_misdelivery": len(spool.misdelivered_ts),
+        "memory_misdelivery": sum(spool.misdelivered_days.values()),
         "confusion_rate_7d": recent,
         "spool_letters": spool.letters,
         "pending_distribution": list(pending),
@@ -224,7 +224,8 @@ def _held_check(spool: SpoolFacts | None) -> Check:
     if not held:
         return Check("held", OK, "no letter carries a likely secret")
     # A held letter answered by a later letter has been replaced: still held, no longer news.
-    waiting = [h for h in held if h[1] not in spool.answered]
+    answered = spool.answered() if callable(spool.answered) else spool.answered
+    waiting = [h for h in held if h[1] not in answered]
     named = "; ".join(f"line {n} (id {lid}, {kind})" for n, lid, kind in held[:5])
     more = f" and {len(held) - 5} more" if len(held) > 5 else ""
     if not waiting:
@@ -241,8 +242,11 @@ def _held_check(spool: SpoolFacts | None) -> Check:
 def spool_facts_from_files(run: Run, spool: FileRead) -> SpoolFacts:
     misdelivered = {hashlib.sha256(l.raw).digest(): l.ts for _, l in spool.letters
                     if l.klass == MISDELIVERY and not l.is_mission}
+    days: dict[str, int] = {}
+    for ts in misdelivered.values():
+        days[ts[:10]] = days.get(ts[:10], 0) + 1
     answered = {a for _, l in spool.letters for a in l.answers}
-    return SpoolFacts(len(spool.letters), list(spool.malformed), spool.unfinished_tail, list(misdelivered.values()),
+    return SpoolFacts(len(spool.letters), list(spool.malformed), spool.unfinished_tail, days,
                       held_letters(run, spool), answered)
 
 
@@ -301,11 +305,8 @@ def diagnose(run: Run, now: datetime, model=None) -> Report:
         return _report(run, now, None, exc.message, (), 0, box_facts_from_files(run))
     try:
         spool = model.spool
-        mis = [ts for (ts,) in model.con.execute(
-            "SELECT l.ts FROM letters l WHERE l.class = ? AND l.mission = 0 AND EXISTS"
-            " (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)", (MISDELIVERY, spool.fid))]
-        facts = SpoolFacts(model.line_count(spool), model.malformed(spool), model.tail(spool), mis, model.held(),
-                           model.spool_answered())
+        facts = SpoolFacts(model.line_count(spool), model.malformed(spool), model.tail(spool),
+                           model.spool_misdelivered_days(), model.held(), model.spool_answered)
         plan = model.plan()
         boxes = []
         for source in model.boxes:

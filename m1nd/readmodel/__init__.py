@@ -199,12 +199,16 @@ class ReadModel:
             sql += f" AND ({where})"
         sql += " ORDER BY l.id, l.digest" if order == "id" else " ORDER BY l.sortkey DESC, l.id DESC, l.digest DESC"
         cur = self.con.execute(sql, [*margs, *args])
+        # Small batches first: a view that stops after 20 letters must not make SQLite
+        # find thousands (a small box among many letters).
+        size = 32
         while True:
-            rows = cur.fetchmany(2000)
+            rows = cur.fetchmany(size)
             if not rows:
                 return
             for r in rows:
                 yield _row(r)
+            size = min(size * 4, 4096)
 
     def box_letters(self, source: Source) -> Iterator[tuple[int, LetterRow]]:
         """(line number, letter) of one file in file order, duplicates kept, missions left out."""
@@ -329,14 +333,28 @@ class ReadModel:
         """(line, id, kind of secret) of every spool line held back from a project box."""
         from m1nd.routing import MEDULLA
 
-        resolve = self.run.roots.resolve
-        out = []
-        for line, lid, kind, brain, repo in self.con.execute(
+        key = "held:" + self._scope_key(self.spool)
+        rows = self._cache_get(key)
+        if rows is None:
+            rows = [list(r) for r in self.con.execute(
                 "SELECT c.line, l.id, l.secret, l.brain, l.repo FROM copies c JOIN letters l ON l.digest = c.digest"
-                " WHERE c.fid = ? AND l.secret IS NOT NULL AND l.secret != '' ORDER BY c.line", (self.spool.fid,)):
-            if resolve(brain, repo).kind != MEDULLA:
-                out.append((line, lid, kind))
-        return out
+                " WHERE c.fid = ? AND l.secret IS NOT NULL AND l.secret != '' ORDER BY c.line", (self.spool.fid,))]
+            self._cache_put(key, rows)
+        resolve = self.run.roots.resolve
+        return [(line, lid, kind) for line, lid, kind, brain, repo in rows if resolve(brain, repo).kind != MEDULLA]
+
+    def spool_misdelivered_days(self) -> dict[str, int]:
+        """Distinct misdelivery letters of the spool (missions left out) by the first
+        10 characters of their `ts` (doctor's window reads the day from there)."""
+        key = "misdelivered:" + self._scope_key(self.spool)
+        days = self._cache_get(key)
+        if days is None:
+            days = dict(self.con.execute(
+                "SELECT substr(l.ts, 1, 10), count(*) FROM letters l WHERE l.class = 'memory_misdelivery'"
+                " AND l.mission = 0 AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)"
+                " GROUP BY 1", (self.spool.fid,)).fetchall())
+            self._cache_put(key, days)
+        return days
 
     def spool_answered(self) -> set[str]:
         """Ids named in the `answers` of some spool letter."""
@@ -398,12 +416,11 @@ class ReadModel:
         cached = self._cache_get(key)
         boxes = self.readable_boxes()
         if cached is None:
-            cached = {}
-            for s in boxes:
-                cached[str(s.fid)] = self._count(
-                    " AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)", [s.fid], graph)
             fids = [s.fid for s in boxes]
             marks = ",".join("?" * len(fids))
+            per_box = self._count_grouped(
+                f"SELECT DISTINCT fid AS grp, digest FROM copies WHERE fid IN ({marks})", fids, graph)
+            cached = {str(s.fid): per_box.get(s.fid) or self._count_rows([], [], graph) for s in boxes}
             not_filed = " AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)"
             if fids:
                 not_filed += (f" AND NOT EXISTS (SELECT 1 FROM copies c2 WHERE c2.digest = l.digest"
@@ -415,34 +432,61 @@ class ReadModel:
         return rows, (spool if spool["total"] else None)
 
     def _count(self, member: str, margs: list, graph: ReplyGraph) -> dict[str, int]:
+        groups = self.con.execute(
+            "SELECT l.tool, l.reply, count(*), sum(l.class = 'memory_misdelivery') FROM letters l"
+            " WHERE l.mission = 0" + member + " GROUP BY l.tool, l.reply", margs).fetchall()
+        targets = []
+        if graph.closed or graph.picked_up:
+            self._load_targets(graph)
+            targets = self.con.execute(
+                "SELECT l.id, l.tool, l.reply FROM temp.targets t JOIN letters l ON l.id = t.id"
+                " WHERE l.mission = 0" + member, margs).fetchall()
+        return self._count_rows(groups, targets, graph)
+
+    def _count_grouped(self, members: str, margs: list, graph: ReplyGraph) -> dict[int, dict[str, int]]:
+        """Counts per group at once; `members` selects (grp, digest) pairs, each once."""
+        groups: dict[int, list] = {}
+        for grp, tool, reply, n, mis in self.con.execute(
+                f"SELECT m.grp, l.tool, l.reply, count(*), sum(l.class = 'memory_misdelivery') FROM ({members}) m"
+                " JOIN letters l ON l.digest = m.digest WHERE l.mission = 0 GROUP BY m.grp, l.tool, l.reply", margs):
+            groups.setdefault(grp, []).append((tool, reply, n, mis))
+        targets: dict[int, list] = {}
+        if graph.closed or graph.picked_up:
+            self._load_targets(graph)
+            for grp, lid, tool, reply in self.con.execute(
+                    f"SELECT m.grp, l.id, l.tool, l.reply FROM temp.targets t JOIN letters l ON l.id = t.id"
+                    f" JOIN ({members}) m ON m.digest = l.digest WHERE l.mission = 0", margs):
+                targets.setdefault(grp, []).append((lid, tool, reply))
+        return {grp: self._count_rows(rows, targets.get(grp, []), graph) for grp, rows in groups.items()}
+
+    def _load_targets(self, graph: ReplyGraph) -> None:
+        if getattr(self, "_targets_of", None) is graph:
+            return
+        self.con.execute("CREATE TEMP TABLE IF NOT EXISTS targets (id TEXT PRIMARY KEY) WITHOUT ROWID")
+        self.con.execute("DELETE FROM temp.targets")
+        self.con.executemany("INSERT INTO temp.targets VALUES (?)", [(t,) for t in graph.closed | graph.picked_up])
+        self._targets_of = graph
+
+    @staticmethod
+    def _count_rows(groups, targets, graph: ReplyGraph) -> dict[str, int]:
         external = graph.is_external
         total = [0, 0]  # by reply flag
         ext = [0, 0]
         misdelivery = 0
-        for tool, reply, n, mis in self.con.execute(
-                "SELECT l.tool, l.reply, count(*), sum(l.class = 'memory_misdelivery') FROM letters l"
-                " WHERE l.mission = 0" + member + " GROUP BY l.tool, l.reply", margs):
+        for tool, reply, n, mis in groups:
             total[reply] += n
             misdelivery += mis
             if external(tool):
                 ext[reply] += n
         fired = [0, 0]
         flight = [0, 0]
-        targets = graph.closed | graph.picked_up
-        if targets:
-            self.con.execute("CREATE TEMP TABLE IF NOT EXISTS targets (id TEXT PRIMARY KEY) WITHOUT ROWID")
-            self.con.execute("DELETE FROM temp.targets")
-            self.con.executemany("INSERT INTO temp.targets VALUES (?)", [(t,) for t in targets])
-            for lid, tool, reply in self.con.execute(
-                    "SELECT l.id, l.tool, l.reply FROM temp.targets t JOIN letters l ON l.id = t.id"
-                    " WHERE l.mission = 0" + member, margs):
-                if external(tool):
-                    continue
-                if lid in graph.closed:
-                    fired[reply] += 1
-                else:
-                    flight[reply] += 1
-            self.con.execute("DELETE FROM temp.targets")
+        for lid, tool, reply in targets:
+            if external(tool):
+                continue
+            if lid in graph.closed:
+                fired[reply] += 1
+            else:
+                flight[reply] += 1
         wet = [total[i] - ext[i] - fired[i] - flight[i] for i in (0, 1)]
         return {
             WET_INK: sum(wet), IN_FLIGHT: sum(flight), FIRED_CLAY: sum(fired), EXTERNAL: sum(ext),
