@@ -135,11 +135,12 @@ class Mailbox:
                         tolerant=tolerant)
 
     @contextmanager
-    def model(self, run: Run):
-        """The read model, brought current for this request."""
+    def model(self, run: Run, only=None):
+        """The read model, brought current for this request (with `only`, the spool
+        and that one box)."""
         from m1nd.readmodel import open_model
 
-        model = open_model(run)
+        model = open_model(run, only=only)
         try:
             for note in model.notes:
                 _say_once(note)
@@ -197,7 +198,7 @@ class Mailbox:
                                given.get("since"), given.get("until"), default_state="all")
         chosen = select_box(run, selector)
         out = BytesIO()
-        with self.model(run) as model:
+        with self.model(run, only=chosen) as model:
             source = next(s for s in model.boxes if s.path == chosen.path)
             if source.problem:
                 if "cannot read" in source.problem:
