@@ -98,10 +98,12 @@ class Page:
         self.wait("Page.loadEventFired", mark)
 
     def click(self, selector: str) -> None:
-        """Follow a link (or press a button) the way a person does, and wait for the page."""
+        """Follow a link (or press a button) the way a person does, and wait for the page.
+        Aims at the first line box: the middle of a link wrapped over two lines can be
+        empty space."""
         mark = len(self.events)
         box = self.eval(f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
-                        f" e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect();"
+                        f" e.scrollIntoView({{block: 'center'}}); const r = e.getClientRects()[0];"
                         f" return [r.left + r.width / 2, r.top + r.height / 2]; }})()")
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)

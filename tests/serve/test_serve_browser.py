@@ -10,7 +10,7 @@ import os
 import pytest
 
 from cdp import CHROMIUM, Browser
-from servekit import ARTIFACTS, Server, mailbox  # noqa: F401  (mailbox is a fixture)
+from servekit import ARTIFACTS, Server, m1nd, mailbox, write  # noqa: F401  (mailbox is a fixture)
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
                                 reason="chromium is installed by .ci/run")
@@ -24,10 +24,16 @@ def browser():
 
 
 @pytest.mark.parametrize("width,height,mobile", [(1280, 900, False), (375, 812, True)])
-def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile):
+def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile, tmp_path):
     out = ARTIFACTS / "serve"
     out.mkdir(parents=True, exist_ok=True)
     ids = mailbox["ids"]
+    for n in range(2):  # a fingerprint with two witnesses, for the cases page
+        write("--what", f"recall found nothing, {n}", "--repo", "repo-b", "--tool", "recall",
+              "--kind", "false_absence", "--ts", f"2026-04-2{n}T08:00:00Z")
+    assert m1nd("distribute").returncode == 0
+    assert m1nd("report", "--since", "2026-04-01T00:00:00Z", "--until", "2026-05-03T00:00:00Z",
+                "--to", str(tmp_path / "reports")).returncode == 0
     with Server() as srv:
         page = browser.page()
         try:
@@ -76,6 +82,21 @@ def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile):
             if mobile:
                 assert page.eval("document.documentElement.scrollWidth") <= width
             page.screenshot(str(out / f"hostile-{width}.png"))
+
+            # the cases and the delivered reports, reached from the navigation
+            page.click("nav a[href='/cases']")
+            assert "fp:recall/false_absence" in page.eval("document.body.innerText")
+            if mobile:
+                assert page.eval("document.documentElement.scrollWidth") <= width
+            page.screenshot(str(out / f"cases-{width}.png"))
+            page.click("nav a[href='/reports']")
+            page.screenshot(str(out / f"reports-{width}.png"))
+            page.click("ul.ledger a.what")
+            assert page.eval("location.pathname").startswith("/reports/")
+            assert page.eval("document.querySelectorAll('script').length") == 0
+            if mobile:
+                assert page.eval("document.documentElement.scrollWidth") <= width
+            page.screenshot(str(out / f"report-{width}.png"))
 
             assert page.problems() == []
             outside = [u for u in page.requests() if not u.startswith(srv.url)]
