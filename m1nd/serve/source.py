@@ -231,10 +231,23 @@ class Mailbox:
         its checks look at more than the mailbox files (hooks, consent, the clock)."""
         from m1nd.clock import parse_now
         from m1nd.doctor import diagnose
+        from m1nd.readmodel import open_model
 
-        try:
+        try:  # the steps of m1nd/cli/doctor.py
             moment = parse_now(None)
-            return documents.ok(diagnose(self.run(tolerant=True), moment).as_json())
+            run = self.run(tolerant=True)
+            try:
+                model = open_model(run)
+            except M1ndError:
+                model = None  # the spool cannot be read: diagnose says so
+            if model is None:
+                return documents.ok(diagnose(run, moment).as_json())
+            try:
+                for note in model.notes:
+                    _say_once(note)
+                return documents.ok(diagnose(run, moment, model).as_json())
+            finally:
+                model.close()
         except M1ndError as exc:
             return documents.error(exc)
 
