@@ -30,12 +30,24 @@ def _html(body: str, status: int = 200, csp: str = pages.PAGE_CSP) -> Response:
                     headers={"content-security-policy": csp})
 
 
+def _unexpected(request, exc: Exception) -> M1ndError:
+    """A failure no command would report: one line in the server's log, and a 500
+    that says as much (never a traceback to the client)."""
+    import sys
+
+    sys.stderr.write(f"m1nd: error: {request.method} {request.url.path}: {type(exc).__name__}: {exc}\n")
+    sys.stderr.flush()
+    return M1ndError(f"internal error ({type(exc).__name__}); the server's log has the details")
+
+
 def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None, port: int):
     async def api(request, work) -> Response:
         try:
             return _json(await run_in_threadpool(work, request))
         except M1ndError as exc:
             return _json(documents.error(exc))
+        except Exception as exc:
+            return _json(documents.error(_unexpected(request, exc)))
 
     def inbox_sweep(request) -> Doc:
         documents.only_params(request.query_params, set())
@@ -73,7 +85,9 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
     async def page(request, work) -> Response:
         try:
             body = await run_in_threadpool(work, request)
-        except M1ndError as exc:
+        except Exception as exc:
+            if not isinstance(exc, M1ndError):
+                exc = _unexpected(request, exc)
             status = documents.STATUS.get(exc.exit_code, 500)
             return _html(pages.problem(status, exc.message), status)
         if isinstance(body, tuple):
@@ -106,7 +120,9 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
 
         try:
             body = await run_in_threadpool(mailbox.report_html, request.path_params["run_id"])
-        except M1ndError as exc:
+        except Exception as exc:
+            if not isinstance(exc, M1ndError):
+                exc = _unexpected(request, exc)
             status = documents.STATUS.get(exc.exit_code, 500)
             return _html(pages.problem(status, exc.message), status)
         # served as stored, under the report's own policy (its one inline stylesheet)

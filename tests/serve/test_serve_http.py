@@ -488,3 +488,13 @@ def test_cases_is_the_cases_command_and_the_page_lists_each_fingerprint(mailbox)
         assert set(seen) <= _listed(page)
         assert get(srv, "/api/cases", params={"state": "open"}).status_code == 400
         assert srv.stop() == 0
+
+
+def test_a_failure_that_is_neither_not_found_nor_usage_is_the_error_document_with_500(server, m1nd_home):
+    (m1nd_home / "roster.json").write_text("{not json")
+    done = m1nd("--inbox-sweep", "--no-distribute")
+    assert done.returncode == 1
+    same_as_command(get(server, "/api/inbox_sweep"), done, 500)
+    page = get(server, "/")
+    assert page.status_code == 500 and "roster" in page.text
+    assert "Traceback" not in server.stderr()
