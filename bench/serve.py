@@ -61,6 +61,12 @@ def main() -> None:
 
         cold, size = get()
         times = [get()[0] for _ in range(a.requests)]
+        # one letter more for repo-000, filed: the next request builds the box's document again
+        with open(b.spool, "ab") as fh:
+            fh.write(b'{"ts":"2026-12-01T09:00:00Z","agent":"agent-b","class":"bug","repo":"repo-000",'
+                     b'"tool":"seek","what":"one more letter after the measured requests"}\n')
+        refile = measure(b.m1nd("distribute"), b.env)
+        changed = get()[0]
         con.close()
     finally:
         server.send_signal(signal.SIGTERM)
@@ -78,6 +84,8 @@ def main() -> None:
     print(f"| first `GET {path}` (builds the read model; {size / 1e6:.1f} MB) | {cold:.3f} |  |  |")
     print(f"| `GET {path}`, median per request | {median:.4f} | {median / base[0]:.4f} | ≤ 0.05 × baseline |")
     print(f"| `GET {path}`, p99 | {p99:.4f} | {p99 / base[0]:.4f} |  |")
+    print(f"| `m1nd distribute` of 1 new letter for repo-000 | {refile[0]:.3f} |  |  |")
+    print(f"| next `GET {path}` (the box changed: built again) | {changed:.4f} | {changed / base[0]:.4f} |  |")
 
 
 if __name__ == "__main__":
