@@ -1,6 +1,6 @@
 """A seeded synthetic spool: N letters over K repositories.
 
-    python bench/generate.py OUT --letters 1000000 --repos 50 [--seed 7] [--append]
+    python bench/generate.py OUT --letters 1000000 --repos 50 [--seed 7] [--append] [--realistic]
 
 Letters name their repository the ways agents do (a bare name, an annotated name, a
 `~/src/...` path, an absolute path inside the root), plus projectless letters,
@@ -30,7 +30,28 @@ def repo_name(i: int) -> str:
     return f"repo-{i:03d}"
 
 
-def letter(rng: random.Random, n: int, repos: int, roots_dir: str, recent: list[str]) -> bytes:
+IDENTS = ("ReadModelRefreshCoordinatorFactory", "test_every_view_from_the_model_equals_the_files",
+          "SPOOL_LOCATION_RECORD_SIZE_BYTES", "distribute_first_run_with_held_letters_batch")
+PATHS = ("src/m1nd/readmodel/update.py", "/home/dev/src/repo-a/tests/e2e/test_git_travel.py",
+         "packages/core/lib/index/compaction/segment_merger.rs", "~/work/service-b/internal/cache/lru_eviction.go")
+
+
+def realistic_token(rng: random.Random) -> str:
+    """What real field reports carry: a commit hash or a digest, a long identifier or
+    a path (about a third each), or nothing special."""
+    r = rng.random()
+    if r < 1 / 6:
+        return "commit " + "".join(rng.choice("0123456789abcdef") for _ in range(40))
+    if r < 2 / 6:
+        return "sha256:" + "".join(rng.choice("0123456789abcdef") for _ in range(64))
+    if r < 3 / 6:
+        return rng.choice(IDENTS) + f"_{rng.randrange(10 ** 6)}"
+    if r < 4 / 6:
+        return rng.choice(PATHS) + f":{rng.randrange(1, 2000)}"
+    return ""
+
+
+def letter(rng: random.Random, n: int, repos: int, roots_dir: str, recent: list[str], realistic: bool = False) -> bytes:
     r = rng.random()
     i = rng.randrange(repos)
     fields: dict = {
@@ -56,6 +77,12 @@ def letter(rng: random.Random, n: int, repos: int, roots_dir: str, recent: list[
     fields["tool"] = rng.choice(TOOLS)
     fields["what"] = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(12, 30)))
     fields["expected"] = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(4, 12)))
+    if realistic:
+        token = realistic_token(rng)
+        if token:
+            fields["what"] += " " + token
+            if rng.random() < 0.5:
+                fields["snippet"] = token
     if recent and rng.random() < 0.05:
         fields["class"] = "triage" if rng.random() < 0.5 else "pickup"
         fields["answers"] = [rng.choice(recent)]
@@ -63,13 +90,14 @@ def letter(rng: random.Random, n: int, repos: int, roots_dir: str, recent: list[
     return orjson.dumps(fields)
 
 
-def generate(out: str, letters: int, repos: int, roots_dir: str, seed: int, append: bool) -> None:
+def generate(out: str, letters: int, repos: int, roots_dir: str, seed: int, append: bool,
+             realistic: bool = False) -> None:
     rng = random.Random(seed)
     recent: list[str] = []
     with open(out, "ab" if append else "wb") as fh:
         buf = []
         for n in range(letters):
-            raw = letter(rng, n, repos, roots_dir, recent)
+            raw = letter(rng, n, repos, roots_dir, recent, realistic)
             if n % 97 == 0:
                 recent.append(hashlib.sha256(raw).hexdigest()[:12])
                 recent = recent[-64:]
@@ -89,8 +117,10 @@ def main() -> None:
     ap.add_argument("--roots-dir", default="roots")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--append", action="store_true")
+    ap.add_argument("--realistic", action="store_true",
+                    help="letters carrying commit hashes, digests, long identifiers and paths")
     a = ap.parse_args()
-    generate(a.out, a.letters, a.repos, os.path.abspath(a.roots_dir), a.seed, a.append)
+    generate(a.out, a.letters, a.repos, os.path.abspath(a.roots_dir), a.seed, a.append, a.realistic)
 
 
 if __name__ == "__main__":

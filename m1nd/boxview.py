@@ -107,3 +107,38 @@ def model_box_json(model, source, filters, out) -> None:
     served = {"display_name": box.label, "project_root": box.root.path if box.root else None}
     out.write(b'  "served_brain": ' + _nested(served, 1) + b"\n}\n")
     out.flush()
+
+
+def box_json(run: Run, selector: str | None, out, state=None, agent=None, klass=None, tool=None, since=None,
+             until=None, model=None, notes=None) -> None:
+    """Write the bytes of `m1nd box SELECTOR --json [filters]` to the binary stream
+    `out`, from the read model (opened here unless given; its notes are appended to
+    `notes` when a list is given).  Raises M1ndError (NotFound, UsageError) as the
+    command does."""
+    from m1nd.readmodel import open_model
+    from m1nd.views import make_filters
+
+    narrowed = any(v is not None for v in (state, agent, klass, tool, since, until))
+    filters = make_filters(state, agent, klass, tool, since, until, default_state="all")
+    chosen = select_box(run, selector)
+    own = model is None
+    if own:
+        model = open_model(run)
+        if notes is not None:
+            notes.extend(model.notes)
+    try:
+        source = box_source(model, chosen)
+        model_box_json(model, source, filters if narrowed else None, out)
+    finally:
+        if own:
+            model.close()
+
+
+def box_source(model, chosen: Box):
+    """The model's Source of a selected box; M1ndError when it is refused or unreadable."""
+    source = next(s for s in model.boxes if s.path == chosen.path)
+    if source.problem:
+        if "cannot read" in source.problem:
+            raise M1ndError(f"cannot read box {chosen.path}: {source.problem.rsplit(': ', 1)[-1]}")
+        raise M1ndError(f"box {chosen.label} refused: {source.problem}")
+    return source

@@ -77,6 +77,7 @@ class Receipt:
     appended_by_box: tuple[tuple[str, int], ...] = ()  # (box path, letters newly appended)
     held: int = 0
     notes: tuple[str, ...] = ()  # state that did not verify and was rebuilt
+    malformed: tuple[int, ...] = ()  # spool line numbers read this run that are malformed (never filed)
 
     def appended_to(self, box_path: str) -> int:
         return dict(self.appended_by_box).get(box_path, 0)
@@ -210,6 +211,7 @@ class _Pass:
         self.digest = roots_digest(run)
         self.moved: set[int] = set()  # pairs whose letters are filed again from their locations
         self.refile: list[tuple[int, bytes]] = []  # (pair, raw) of those letters, checked (read_moved)
+        self.malformed: list[int] = []  # malformed spool lines read this run
 
     # -- state -----------------------------------------------------------------
     def start(self) -> None:
@@ -324,6 +326,7 @@ class _Pass:
                 continue
             obj = load(raw)
             if obj is None:  # malformed: never filed (doctor names it)
+                self.malformed.append(n)
                 offset, lines = end, n
                 continue
             key = (obj.get("brain", ""), obj.get("repo", ""))
@@ -476,6 +479,7 @@ class _Pass:
             appended_by_box=filer.appended_by_box(),
             held=held,
             notes=tuple(self.notes),
+            malformed=tuple(self.malformed),
         )
 
 

@@ -75,7 +75,7 @@ class SpoolFacts:
     malformed: list[int]
     unfinished_tail: int | None
     misdelivered_days: dict[str, int]  # first 10 characters of ts -> distinct misdelivery letters (no missions)
-    held: list[tuple[int, str, str]]  # (line, id, kind)
+    held: list[tuple[int, str, str, str, str]]  # (line, id, kind, repo, class)
     answered: object  # ids some spool letter answers (a set, or a callable giving one)
 
 
@@ -204,8 +204,8 @@ def _pending_check(pending: tuple[str, ...], count: int) -> Check:
                  "m1nd roster add PATH-OF-REPO")
 
 
-def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str]]:
-    """(line number, letter id, kind of secret) of every spool letter held back from
+def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str, str, str]]:
+    """(line number, letter id, kind of secret, repo, class) of every spool letter held back from
     a project box.  Letters for the medulla box are never held."""
     found = []
     for number, letter in spool.letters:
@@ -213,7 +213,7 @@ def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str]]:
             continue
         kind = likely_secret(letter.raw)
         if kind:
-            found.append((number, letter.id, kind))
+            found.append((number, letter.id, kind, letter.repo, letter.klass))
     return found
 
 
@@ -226,16 +226,16 @@ def _held_check(spool: SpoolFacts | None) -> Check:
     # A held letter answered by a later letter has been replaced: still held, no longer news.
     answered = spool.answered() if callable(spool.answered) else spool.answered
     waiting = [h for h in held if h[1] not in answered]
-    named = "; ".join(f"line {n} (id {lid}, {kind})" for n, lid, kind in held[:5])
+    named = "; ".join(f"line {h[0]} (id {h[1]}, {h[2]})" for h in held[:5])
     more = f" and {len(held) - 5} more" if len(held) > 5 else ""
     if not waiting:
         return Check("held", OK, f"{plural(len(held), 'held letter')}, all replaced: {named}{more}")
-    n, lid, _ = waiting[0]
+    _, lid, _, repo, klass = waiting[0]
+    same = "".join(f" {flag} {shlex.quote(value)}" for flag, value in (("--repo", repo), ("--class", klass)) if value)
     return Check(
         "held", WARN,
         f"{plural(len(held), 'letter')} with a likely secret, never filed into a project box: {named}{more}",
-        f"m1nd write --what 'REDACTED VERSION' --repo REPO --class CLASS && "
-        f"m1nd answer {lid} --what 'replaced by a redacted letter'",
+        f"m1nd write --what 'REDACTED VERSION'{same} && m1nd answer {lid} --what 'replaced by a redacted letter'",
     )
 
 

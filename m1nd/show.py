@@ -93,3 +93,13 @@ def show(model, given: str) -> list[Shown]:
         out.append(Shown(row, ordered_fields(obj), graph.state(row), tuple(model.locations(row.digest)), answers,
                          tuple((r, graph.state(r)) for r in replies)))
     return out
+
+
+def show_json(model, given: str) -> dict:
+    """The document of `m1nd show ID --json`: the letter as one object; letters that
+    share its id (different bytes) under `same_id`, present only then."""
+    found = show(model, given)
+    doc = found[0].as_json()
+    if len(found) > 1:
+        doc["same_id"] = [f.as_json() for f in found[1:]]
+    return doc

@@ -111,7 +111,8 @@ def letter_fields(
     if disposition is not None and disposition not in DISPOSITIONS:
         raise UsageError(f"--disposition must be one of {', '.join(DISPOSITIONS)}")
     return {
-        "ts": ts if ts and parse_now(ts) else stamp(parse_now()),  # a given --ts must parse
+        # a given --ts must parse; it is stored in UTC so that every letter's ts sorts alike
+        "ts": stamp(parse_now(ts)) if ts else stamp(parse_now()),
         "agent": agent or default_agent(),
         "class": klass,
         "kind": kind,

@@ -13,10 +13,18 @@ def test_a_tiny_benchmark_run_prints_every_operation_with_its_ratio(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and "---" not in line]
     names = [row.split("|")[1].strip() for row in rows[1:]]
-    assert names == [
-        "baseline: read + sha256 + orjson", "first `m1nd distribute`", "`m1nd --inbox-sweep --no-distribute`",
-        "re-run, nothing new", "re-run after 1,000 new letters", "`python -c 'import typer'`", "`m1nd --version`",
-        "first distribute at N/4 (memory)", "first distribute at N/2 (memory)",
+    per_spool = [
+        "baseline: read + sha256 + orjson", "first `m1nd distribute`",
+        "first read after deleting the read model (rebuilt)", "`m1nd --inbox-sweep --no-distribute`",
+        "`m1nd sweep` (human, nothing new)", "`m1nd box repo-001`", "`m1nd show ID`", "`m1nd doctor`",
+        "re-run, nothing new", "re-run after 1,000 new letters",
+        "`m1nd hook run post-checkout`, nothing new, 400-letter box",
+    ]
+    assert names == [f"{spool}: {row}" for spool in ("plain", "realistic") for row in per_spool] + [
+        "`python -c 'import typer'`", "`m1nd --version`",
+        "first distribute at N/4 (memory)", "read-model build + v0 document at N/4 (memory)",
+        "first distribute at N/2 (memory)", "read-model build + v0 document at N/2 (memory)",
     ]
     ratios = {row.split("|")[1].strip(): row.split("|")[4].strip() for row in rows[1:]}
-    assert float(ratios["first `m1nd distribute`"]) > 0
+    assert float(ratios["plain: first `m1nd distribute`"]) > 0
+    assert float(ratios["realistic: `m1nd sweep` (human, nothing new)"]) > 0

@@ -31,14 +31,11 @@ def caller(tmp_path, monkeypatch):
             "cwd": Path.cwd()}
 
 
-def expected_command_lines() -> list[str]:
+def expected_command_lines(out: str) -> list[str]:
     from m1nd.demo import STEPS
 
-    lines = []
-    for step in STEPS:
-        where = f"cd {step.cwd} && " if step.cwd != "." else ""
-        lines.append(f"$ {where}m1nd {shlex.join(step.args)}")
-    return lines
+    ids = re.findall(r"^([0-9a-f]{12})$", out, re.M)
+    return [step.shown({"seek": ids[0]}) for step in STEPS]
 
 
 def test_demo_runs_every_step_and_shows_each_command(caller):
@@ -51,9 +48,26 @@ def test_demo_runs_every_step_and_shows_each_command(caller):
 
     # Each command it runs is shown as a `$ m1nd …` line, in order.
     shown = [line for line in out.splitlines() if line.startswith("$ ")]
-    assert shown == expected_command_lines()
-    for needed in ("sweep", "distribute", "box", "doctor", "write", "roster add"):
+    assert shown == expected_command_lines(out)
+    for needed in ("sweep", "distribute", "box", "doctor", "write", "roster add", "show", "pickup", "answer",
+                   "init", "hooks install"):
         assert any(re.search(rf"m1nd {needed}\b", line) for line in shown), needed
+
+    # The whole story fits an 80-column terminal (the comments and the views), and
+    # every new word first appears on a comment line that explains it.
+    lines = out.splitlines()
+    comments = [line for line in lines if line.startswith("# ") and not line.startswith("# A throwaway")]
+    assert all(len(line) <= 80 for line in comments), [line for line in comments if len(line) > 80]
+    for command in ("$ m1nd sweep", "$ m1nd box repo-a --state all"):  # (show prints whole fields, paths too)
+        at = next(i for i, line in enumerate(lines) if line.startswith(command))
+        view = lines[at + 1: next(j for j in range(at + 1, len(lines)) if lines[j].startswith(("$ ", "# ")))]
+        assert view and all(len(line) <= 80 for line in view), (command, [l for l in view if len(l) > 80])
+    for word in ("root", "spool", "box", "medulla", "fate", "in flight", "receipt", "external", "misdelivered",
+                 "spool (not filed)", "consent", "held"):
+        first = next(line for line in lines if word in line.lower())
+        assert first.startswith("# "), (word, first)
+    # It ends with the way to start for real.
+    assert "To start on your own repository" in out and "m1nd init" in out.split("To start")[1]
 
     # The commands really ran: their output follows.
     assert re.search(r"\b[0-9a-f]{12}\b", out), "write prints the new letter's id"

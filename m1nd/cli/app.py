@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import cases, demo, doctor, git, letters, mailbox, report, roster, show
+from m1nd.cli import cases, demo, doctor, examples, git, help, letters, mailbox, report, roster, show
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -43,19 +43,20 @@ def root(
 
 
 app.command("sweep")(mailbox.sweep)
-app.command("distribute")(mailbox.distribute)
+app.command("distribute", epilog=examples.DISTRIBUTE)(mailbox.distribute)
 app.command("box")(mailbox.box)
 app.command("show")(show.show)
-app.command("doctor")(doctor.doctor)
-app.command("write")(letters.write)
-app.command("pickup")(letters.pickup)
-app.command("answer")(letters.answer)
-app.add_typer(roster.app, name="roster")
-app.command("demo")(demo.demo)
-app.command("init")(git.init)
-app.command("merge-driver")(git.merge_driver)
-app.add_typer(git.hooks_app, name="hooks")
-app.add_typer(git.hook_app, name="hook")
+app.command("help")(help.help_command)
+app.command("doctor", epilog=examples.DOCTOR)(doctor.doctor)
+app.command("write", epilog=examples.WRITE)(letters.write)
+app.command("pickup", epilog=examples.PICKUP)(letters.pickup)
+app.command("answer", epilog=examples.ANSWER)(letters.answer)
+app.add_typer(roster.app, name="roster", epilog=examples.ROSTER)
+app.command("demo", epilog=examples.DEMO)(demo.demo)
+app.command("init", epilog=examples.INIT)(git.init)
+app.command("merge-driver", epilog=examples.MERGE)(git.merge_driver)
+app.add_typer(git.hooks_app, name="hooks", epilog=examples.HOOKS)
+app.add_typer(git.hook_app, name="hook", epilog=examples.HOOK)
 app.add_typer(report.app, name="report")
 app.add_typer(cases.app, name="cases")
 app.add_typer(cases.sentinels_app, name="sentinels")

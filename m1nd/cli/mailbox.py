@@ -215,6 +215,13 @@ def distribute(
         from m1nd.cli import render
 
         render.receipt_line(receipt)
+    if receipt.malformed:
+        from m1nd.words import plural
+
+        bad = receipt.malformed
+        output.warn(f"{plural(len(bad), 'malformed spool line')} skipped, never filed "
+                    f"(line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:5]))}"
+                    f"{' and more' if len(bad) > 5 else ''}); m1nd doctor names them")
     _report_problems(receipt.problems, receipt)
     if receipt.problems:
         raise typer.Exit(1)
@@ -246,35 +253,33 @@ def box(
 
       m1nd box repo-a --json         every letter of repo-a's box, in file order
     """
-    from m1nd.boxview import model_box_json, select_box
-    from m1nd.errors import M1ndError
+    import sys
+
+    from m1nd.boxview import box_json, box_source, select_box
     from m1nd.readmodel import open_model
     from m1nd.views import make_filters, model_listing
 
     with reporting(json_out):
-        narrowed = any(v is not None for v in (state, agent, klass, tool, since, until))
-        filters = make_filters(state, agent, klass, tool, since, until,
-                               default_state="all" if json_out else "open")
         run = open_run(home, spool, roots)
+        if json_out:
+            notes: list[str] = []
+            try:
+                box_json(run, selector, sys.stdout.buffer, state, agent, klass, tool, since, until, notes=notes)
+            finally:
+                for note in notes:
+                    output.warn(note)
+            return
+        filters = make_filters(state, agent, klass, tool, since, until)
         chosen = select_box(run, selector)
         model = open_model(run)
         for note in model.notes:
             output.warn(note)
         try:
-            source = next(s for s in model.boxes if s.path == chosen.path)
-            if source.problem:
-                if "cannot read" in source.problem:
-                    raise M1ndError(f"cannot read box {chosen.path}: {source.problem.rsplit(': ', 1)[-1]}")
-                raise M1ndError(f"box {chosen.label} refused: {source.problem}")
-            if json_out:
-                import sys
-
-                model_box_json(model, source, filters if narrowed else None, sys.stdout.buffer)
-                return
+            source = box_source(model, chosen)
             listing = model_listing(model, filters, None if all_ else limit, scope=source)
-        finally:
-            if json_out:
-                model.close()
+        except BaseException:
+            model.close()
+            raise
     from m1nd.cli import render
 
     try:

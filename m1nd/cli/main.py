@@ -28,6 +28,14 @@ def run() -> None:
     os._exit(code)
 
 
+def usage_line(exc) -> None:
+    """A usage error in m1nd's one style: one line on stderr, and where help is."""
+    ctx = getattr(exc, "ctx", None)
+    where = getattr(ctx, "command_path", "") or "m1nd"
+    message = " ".join(str(exc.format_message()).split()).rstrip(".")
+    sys.stderr.write(f"m1nd: error: {message} (see {where} --help)\n")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     if len(args) == 3 and args[:2] == ["hook", "run"] and not args[2].startswith("-"):
@@ -54,6 +62,6 @@ def main(argv: list[str] | None = None) -> None:
 
             output.emit_json({"error": {"code": EXIT_USAGE, "message": exc.format_message()}})
         else:
-            exc.show()
+            usage_line(exc)
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

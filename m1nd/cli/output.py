@@ -52,6 +52,11 @@ def console(stderr: bool = False, stream=None):
     )
 
 
+def width() -> int:
+    """The width human output is laid out for (stdout's terminal, COLUMNS, else 80)."""
+    return _width(sys.stdout)
+
+
 def _width(stream) -> int | None:
     """COLUMNS when set, else the terminal's width, else 80 (a pipe, a log)."""
     value = os.environ.get("COLUMNS", "")

@@ -25,10 +25,9 @@ def receipt_line(receipt) -> None:
     pending = (f"; {plural(receipt.pending_letters, 'letter')} pending for {', '.join(receipt.pending)}"
                if receipt.pending else "")
     held = f"; {receipt.held} held back (likely secrets: m1nd doctor)" if receipt.held else ""
-    output.emit_text(
-        f"{plural(receipt.spool_total, 'letter')} in the spool: {receipt.appended} newly filed; "
-        f"{receipt.to_project} to project boxes, {receipt.to_medulla} to medulla{pending}{held}"
-    )
+    text = (f"{plural(receipt.spool_total, 'letter')} in the spool: {receipt.appended} newly filed; "
+            f"{receipt.to_project} to project boxes, {receipt.to_medulla} to medulla{pending}{held}")
+    output.emit_text("\n".join(_wrap(text, output.width())))
 
 
 # -- letter text is data: never markup, never terminal control (contract section 10) ----

@@ -28,7 +28,7 @@ def show(
       m1nd show 4a89 --json         by a unique prefix, as one JSON object
     """
     from m1nd.readmodel import open_model
-    from m1nd.show import show as find
+    from m1nd.show import show as find, show_json
 
     with reporting(json_out):
         run = open_run(home, spool, roots)
@@ -36,13 +36,13 @@ def show(
         for note in model.notes:
             output.warn(note)
         try:
-            found = find(model, letter_id)
+            if json_out:
+                doc = show_json(model, letter_id)
+            else:
+                found = find(model, letter_id)
         finally:
             model.close()
     if json_out:
-        doc = found[0].as_json()
-        if len(found) > 1:  # two letters whose ids collide: both, the first as the document
-            doc["same_id"] = [f.as_json() for f in found[1:]]
         output.emit_json(doc)
         return
     from m1nd.cli import render

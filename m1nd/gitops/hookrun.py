@@ -217,6 +217,25 @@ def _open_count(run, box) -> int:  # box: the bound repository's
         model.close()
 
 
+def _unstaged_letters(root: str, box: str, index_file: str | None) -> int:
+    """Letters `git add` is about to stage: the box's lines the index lacks (every
+    letter line of a box git does not track yet), whoever wrote them."""
+    from m1nd.gitops import gitcmd
+
+    diff = gitcmd.git(["--no-optional-locks", "diff", "--numstat", "--", BOX_REL], root, index_file)
+    if diff.ok and diff.out.strip():
+        first = diff.out.split(None, 1)[0]
+        return int(first) if first.isdigit() else 0
+    tracked = gitcmd.git(["--no-optional-locks", "ls-files", "--", BOX_REL], root, index_file)
+    if tracked.ok and tracked.out.strip():
+        return 0
+    try:
+        with open(box, "rb") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError:
+        return 0
+
+
 def _stage(run, receipt, index_file: str | None, parent: int) -> list[str]:
     """`git add .m1nd/inbox.jsonl` when the box is consented, into the commit's index."""
     from m1nd.gitops import gitcmd
@@ -234,9 +253,9 @@ def _stage(run, receipt, index_file: str | None, parent: int) -> list[str]:
         return []  # nothing in the work tree that the index lacks
     if os.getppid() != parent:
         return []  # the hook gave up and the commit went on without us: stage nothing late
+    new = _unstaged_letters(root, box, index_file)
     added = gitcmd.git(["add", "--", BOX_REL], root, index_file)
     if not added.ok:
         return [f"m1nd: warning: could not stage {BOX_REL}: {gitcmd.first_line(added.err)}"]
-    new = receipt.appended_to(box)
     fresh = f" ({new} new {'letter' if new == 1 else 'letters'})" if new else ""
     return [f"m1nd: staged {BOX_REL}{fresh} into this commit"]

@@ -110,9 +110,14 @@ class ReadModel:
             raise M1ndError(f"cannot read spool {spool_path}: Is a directory")
         if secret_check is None:
             from m1nd.secrets import held_in_batch as secret_check
+        fresh = self.con.execute("SELECT count(*) FROM files").fetchone()[0] == 0
+        if fresh:
+            store.drop_secondary(self.con)
         sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
         for box in ([only] if only is not None else run.boxes()):
             sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
+        if fresh:
+            store.make_secondary(self.con)
         self.sources = sources
 
     def _refresh_one(self, kind, label, path, box, secret_check, strict) -> Source:
@@ -147,6 +152,32 @@ class ReadModel:
             self.con.close()
         except sqlite3.Error:
             pass
+
+    # -- identity ------------------------------------------------------------------------
+    @property
+    def generation(self) -> int:
+        """The model's committed generation: it grows whenever indexed content changes.
+        `letters(where="l.first_gen > ?", args=(g,))` gives what was indexed since `g`."""
+        return int(self.con.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()[0])
+
+    @property
+    def epoch(self) -> str:
+        """A random identity of this database, new whenever it is built from nothing:
+        generations of two epochs are not comparable."""
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'epoch'").fetchone()
+        return row[0] if row else ""
+
+    def union_key(self) -> str:
+        """A key of the union's current content (changes when any file of the run does)."""
+        return self._scope_key(None)
+
+    def count(self, where: str = "", args: tuple = (), missions: bool = False, scope: Source | None = None) -> int:
+        """Distinct letters of the union (or one box) matching extra SQL over `letters l`."""
+        member, margs = self._member_sql(scope)
+        sql = "SELECT count(*) FROM letters l WHERE 1" + ("" if missions else " AND l.mission = 0") + member
+        if where:
+            sql += f" AND ({where})"
+        return self.con.execute(sql, [*margs, *args]).fetchone()[0]
 
     # -- sources -----------------------------------------------------------------------
     @property
@@ -329,19 +360,21 @@ class ReadModel:
         return Receipt(total, 0, to_project, to_medulla, tuple(sorted(pending)), pending_letters=pending_letters,
                        held=held)
 
-    def held(self) -> list[tuple[int, str, str]]:
-        """(line, id, kind of secret) of every spool line held back from a project box."""
+    def held(self) -> list[tuple[int, str, str, str, str]]:
+        """(line, id, kind of secret, repo, class) of every spool line held back from a project box."""
         from m1nd.routing import MEDULLA
 
-        key = "held:" + self._scope_key(self.spool)
+        key = "held2:" + self._scope_key(self.spool)
         rows = self._cache_get(key)
         if rows is None:
             rows = [list(r) for r in self.con.execute(
-                "SELECT c.line, l.id, l.secret, l.brain, l.repo FROM copies c JOIN letters l ON l.digest = c.digest"
+                "SELECT c.line, l.id, l.secret, l.brain, l.repo, l.class FROM copies c JOIN letters l"
+                " ON l.digest = c.digest"
                 " WHERE c.fid = ? AND l.secret IS NOT NULL AND l.secret != '' ORDER BY c.line", (self.spool.fid,))]
             self._cache_put(key, rows)
         resolve = self.run.roots.resolve
-        return [(line, lid, kind) for line, lid, kind, brain, repo in rows if resolve(brain, repo).kind != MEDULLA]
+        return [(line, lid, kind, repo, klass) for line, lid, kind, brain, repo, klass in rows
+                if resolve(brain, repo).kind != MEDULLA]
 
     def spool_misdelivered_days(self) -> dict[str, int]:
         """Distinct misdelivery letters of the spool (missions left out) by the first
@@ -416,16 +449,7 @@ class ReadModel:
         cached = self._cache_get(key)
         boxes = self.readable_boxes()
         if cached is None:
-            fids = [s.fid for s in boxes]
-            marks = ",".join("?" * len(fids))
-            per_box = self._count_grouped(
-                f"SELECT DISTINCT fid AS grp, digest FROM copies WHERE fid IN ({marks})", fids, graph)
-            cached = {str(s.fid): per_box.get(s.fid) or self._count_rows([], [], graph) for s in boxes}
-            not_filed = " AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)"
-            if fids:
-                not_filed += (f" AND NOT EXISTS (SELECT 1 FROM copies c2 WHERE c2.digest = l.digest"
-                              f" AND c2.fid IN ({marks}))")
-            cached["spool"] = self._count(not_filed, [self.spool.fid, *fids], graph)
+            cached = self._box_counts_now(boxes, graph)
             self._cache_put(key, cached)
         rows = [(s, cached[str(s.fid)]) for s in boxes]
         spool = cached["spool"]
@@ -443,21 +467,41 @@ class ReadModel:
                 " WHERE l.mission = 0" + member, margs).fetchall()
         return self._count_rows(groups, targets, graph)
 
-    def _count_grouped(self, members: str, margs: list, graph: ReplyGraph) -> dict[int, dict[str, int]]:
-        """Counts per group at once; `members` selects (grp, digest) pairs, each once."""
-        groups: dict[int, list] = {}
+    def _box_counts_now(self, boxes: list[Source], graph: ReplyGraph) -> dict:
+        """Every box's counts in one grouped pass over the boxes' copies, and the
+        letters of the spool in no box.  (`+c.fid` keeps SQLite from probing the
+        (digest, fid) index once per box for every letter.)"""
+        fids = [s.fid for s in boxes]
+        marks = ",".join("?" * len(fids)) or "NULL"
+        groups: dict = {}
         for grp, tool, reply, n, mis in self.con.execute(
-                f"SELECT m.grp, l.tool, l.reply, count(*), sum(l.class = 'memory_misdelivery') FROM ({members}) m"
-                " JOIN letters l ON l.digest = m.digest WHERE l.mission = 0 GROUP BY m.grp, l.tool, l.reply", margs):
+                f"SELECT c.fid, l.tool, l.reply, count(DISTINCT c.digest), count(DISTINCT CASE WHEN"
+                f" l.class = 'memory_misdelivery' THEN c.digest END) FROM copies c JOIN letters l ON l.digest = c.digest"
+                f" WHERE +c.fid IN ({marks}) AND l.mission = 0 GROUP BY c.fid, l.tool, l.reply", fids):
             groups.setdefault(grp, []).append((tool, reply, n, mis))
-        targets: dict[int, list] = {}
+        not_in_box = f"NOT EXISTS (SELECT 1 FROM copies c2 WHERE c2.digest = c.digest AND +c2.fid IN ({marks}))"
+        spool = self.spool.fid
+        groups["spool"] = [tuple(r) for r in self.con.execute(
+            "SELECT l.tool, l.reply, count(DISTINCT l.digest), count(DISTINCT CASE WHEN l.class = 'memory_misdelivery'"
+            " THEN l.digest END) FROM copies c JOIN letters l ON l.digest = c.digest WHERE c.fid = ? AND l.mission = 0"
+            f" AND {not_in_box} GROUP BY l.tool, l.reply", [spool, *fids])]
+        targets: dict = {}
         if graph.closed or graph.picked_up:
             self._load_targets(graph)
-            for grp, lid, tool, reply in self.con.execute(
-                    f"SELECT m.grp, l.id, l.tool, l.reply FROM temp.targets t JOIN letters l ON l.id = t.id"
-                    f" JOIN ({members}) m ON m.digest = l.digest WHERE l.mission = 0", margs):
-                targets.setdefault(grp, []).append((lid, tool, reply))
-        return {grp: self._count_rows(rows, targets.get(grp, []), graph) for grp, rows in groups.items()}
+            for grp, digest, lid, tool, reply in self.con.execute(
+                    "SELECT DISTINCT c.fid, c.digest, l.id, l.tool, l.reply FROM temp.targets t"
+                    " JOIN letters l ON l.id = t.id JOIN copies c ON c.digest = l.digest"
+                    f" WHERE (+c.fid IN ({marks}) OR c.fid = ?) AND l.mission = 0", [*fids, spool]):
+                targets.setdefault(grp, {})[digest] = (lid, tool, reply)
+            in_box = set()
+            for grp, found in targets.items():
+                if grp != spool:
+                    in_box.update(found)
+            targets["spool"] = {d: v for d, v in targets.pop(spool, {}).items() if d not in in_box}
+        out = {str(s.fid): self._count_rows(groups.get(s.fid, []), list(targets.get(s.fid, {}).values()), graph)
+               for s in boxes}
+        out["spool"] = self._count_rows(groups["spool"], list(targets.get("spool", {}).values()), graph)
+        return out
 
     def _load_targets(self, graph: ReplyGraph) -> None:
         if getattr(self, "_targets_of", None) is graph:
@@ -553,7 +597,31 @@ def open_model(run: Run, secret_check=None, only: Box | None = None) -> ReadMode
     except BaseException:
         model.close()
         raise
+    _record_first_seen(model)
     return model
+
+
+def _record_first_seen(model: ReadModel) -> None:
+    """Tell the coverage ledger (reports, `m1nd/ledger.py`) which letters this update
+    saw for the first time, missions left out.  The ledger is the durable record
+    and ignores letters it already holds; without it there is nothing to do."""
+    if not model.gens:
+        return
+    try:
+        from m1nd import ledger  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    record = getattr(ledger, "record", None)
+    if record is None:
+        return
+    from m1nd.clock import parse_now, stamp
+
+    try:
+        seen = [(row.id, row.digest) for row in model.first_seen() if row.kind != "mission"]
+        if seen:
+            record(model.run.paths, seen, stamp(parse_now()))
+    except (OSError, M1ndError) as exc:
+        model.notes.append(f"coverage ledger not updated: {getattr(exc, 'message', None) or exc}")
 
 
 __all__ = ["open_model", "ReadModel", "LetterRow", "Location", "Source", "SPOOL", "BOX", "is_receipt"]

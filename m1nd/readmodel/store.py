@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DB_NAME = "readmodel.sqlite3"
 BUSY_MS = 60_000
 
@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS letters (
 CREATE INDEX IF NOT EXISTS letters_id ON letters (id, digest);
 CREATE INDEX IF NOT EXISTS letters_newest ON letters (sortkey, id, digest);
 CREATE INDEX IF NOT EXISTS letters_replies ON letters (reply) WHERE reply = 1;
+CREATE INDEX IF NOT EXISTS letters_facts ON letters (digest, mission, reply, tool, class, id);
 CREATE INDEX IF NOT EXISTS letters_first ON letters (first_gen);
 CREATE TABLE IF NOT EXISTS copies (
     fid INTEGER NOT NULL, line INTEGER NOT NULL, digest BLOB NOT NULL,
@@ -63,6 +64,21 @@ CREATE TABLE IF NOT EXISTS malformed (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cache (n INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value BLOB NOT NULL);
 """
+
+
+# Secondary indexes: dropped while a new model is first built and made again at the
+# end (sorting once is much faster than keeping them up to date row by row).  A
+# build killed in between gets them back at the next open (SCHEMA makes them).
+SECONDARY = ("letters_id", "letters_newest", "letters_replies", "letters_facts", "letters_first", "copies_digest")
+
+
+def drop_secondary(con: sqlite3.Connection) -> None:
+    for name in SECONDARY:
+        con.execute(f"DROP INDEX IF EXISTS {name}")
+
+
+def make_secondary(con: sqlite3.Connection) -> None:
+    con.executescript(SCHEMA)
 
 
 class Unusable(Exception):
@@ -98,6 +114,7 @@ def _prepare(con: sqlite3.Connection, in_memory: bool) -> None:
     con.executescript(SCHEMA)  # idempotent: every statement is IF NOT EXISTS
     con.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(SCHEMA_VERSION),))
     con.execute("INSERT OR IGNORE INTO meta VALUES ('gen', '0')")
+    con.execute("INSERT OR IGNORE INTO meta VALUES ('epoch', ?)", (os.urandom(8).hex(),))
     # A quick check of the file's structure: a database that is not one (or a
     # half-written page) fails here rather than in the middle of a view.
     con.execute("SELECT count(*) FROM files").fetchone()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import time
 from dataclasses import dataclass
 
 import orjson
@@ -26,6 +27,7 @@ from m1nd.boxindex import region_hashes
 from m1nd.letters import iter_raw, load
 from m1nd.timefmt import sort_key
 
+RACY_NS = 2_000_000_000  # a file changed this recently is checked again next time
 BATCH = 900  # lines per batch (SQLite's default limit on bound parameters is higher)
 CONFLICT_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ")
 EXTRA = ("disposition", "fingerprint", "case_id", "sentinel")
@@ -162,6 +164,11 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
             # Record the file's stat only when everything up to its end was read:
             # bytes appended while we read must make the next update look again.
             size, mtime = (after.st_size, after.st_mtime_ns) if after.st_size == read_to else (-1, -1)
+            if mtime >= time.time_ns() - RACY_NS:
+                # Racy: a write in the same clock tick as this read would leave the
+                # size and mtime as recorded (a same-size rewrite, say), so a stat
+                # this fresh is not trusted: the next update verifies the content.
+                mtime = -2
             con.execute(
                 "UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ns = ?, offset = ?, lines = ?, hashes = ?,"
                 " tail_line = ?, gen = ? WHERE fid = ?",

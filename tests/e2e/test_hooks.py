@@ -505,3 +505,18 @@ def test_a_checkout_from_before_consent_is_left_alone(repo, cli, spool_path):
     assert back.returncode == 0, back.stderr
     assert len(box_lines(repo)) == 2, "back in a consented checkout, the hook caught up"
     assert "repo-a has 2 open letters (1 new)" in back.stderr
+
+
+def test_the_stage_line_counts_every_letter_it_stages_not_only_this_runs(consented, cli, spool_path):
+    """Letters filed earlier (by `m1nd distribute`, another hook) and not yet committed
+    are staged too: the line counts what `git add` put into the commit."""
+    repo = consented
+    assert cli("hooks", "install", "--stage", str(repo)).code == 0
+    write_spool(spool_path, [letter("filed earlier"), letter("also earlier")])
+    assert cli("distribute", cwd=repo).code == 0
+    write_spool(spool_path, [letter("filed by the hook")])
+    (repo / "code.txt").write_text("v3\n")
+    git(repo, "add", "code.txt")
+    done = git(repo, "commit", "-qm", "three letters ride along")
+    assert "m1nd: staged .m1nd/inbox.jsonl (3 new letters) into this commit" in done.stderr
+    assert git(repo, "status", "--porcelain").stdout == ""
