@@ -4,7 +4,10 @@ and `m1nd report` with nothing due, as ratios to the baseline of bench/run.py
 
     python bench/reports.py --letters 1000000 --new 10000 --repos 50
 
-Targets: prepare ≤ 0.5 × baseline; nothing due ≤ 0.05 × baseline.
+Targets: prepare ≤ 0.5 × baseline; nothing due ≤ 0.05 × baseline.  Prepare is timed
+twice over: the first run after the new letters arrived (it pays for the read model's
+per-box counts and reply graph, which any read computes once per change), then with
+those aggregates current.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ def main() -> None:
     ap.add_argument("--new", type=int, default=10_000)
     ap.add_argument("--repos", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keep", action="store_true", help="keep the workspace (printed)")
+    ap.add_argument("--setup-only", action="store_true", help="build the workspace, print it, measure nothing")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="m1nd-bench-reports-")
     home, roots = os.path.join(work, "home"), os.path.join(work, "roots")
@@ -54,14 +59,19 @@ def main() -> None:
     m1nd = [sys.executable, "-m", "m1nd"]
     run = lambda *a, now: subprocess.run(m1nd + list(a), env=dict(env, M1ND_NOW=now), check=False,
                                          stdout=subprocess.DEVNULL)
-    run("distribute", now="2026-05-01T11:00:00Z")
-    run("report", "--to", os.path.join(work, "out"), now="2026-05-01T14:00:00Z")  # first report: the cursor
+    run("distribute", now="2026-04-01T11:00:00Z")
+    run("report", "alert", now="2026-04-01T11:00:00Z")  # the mailbox as first seen a month ago
+    # The first report starts the cursor; letters seen more than 7 days before are counted, not itemized.
+    run("report", "--to", os.path.join(work, "out"), now="2026-05-01T14:00:00Z")
     generate(spool, args.new, args.repos, roots, 8, True)
     run("distribute", now="2026-05-01T15:00:00Z")
     run("report", "alert", now="2026-05-01T15:00:00Z")  # a read records the new letters
+    if args.setup_only:
+        print(f"workspace: {work} (M1ND_HOME={home}; prepare with M1ND_NOW=2026-05-01T21:30:00Z)")
+        return
     baseline = [timed([sys.executable, os.path.join(HERE, "baseline.py"), spool], env) for _ in range(args.repeat)]
     prepare = []
-    for i in range(args.repeat):
+    for i in range(args.repeat + 1):  # the first pays for the read model's aggregates after new letters
         # each repeat freezes afresh: remove the frozen run the previous repeat wrote
         runs = os.path.join(home, "records", "reports", "runs")
         for name in os.listdir(runs):
@@ -70,14 +80,30 @@ def main() -> None:
 
                 shutil.rmtree(os.path.join(runs, name))
         prepare.append(timed(m1nd + ["report", "prepare", "--json"], dict(env, M1ND_NOW="2026-05-01T21:30:00Z")))
+    frozen = subprocess.run(m1nd + ["report", "prepare", "--json"], env=dict(env, M1ND_NOW="2026-05-01T21:30:00Z"),
+                            capture_output=True)
+    entries = json.loads(frozen.stdout)["entries"]
+    if entries != args.new:
+        raise SystemExit(f"prepare froze {entries} entries, not the {args.new} new letters")
     run("report", "--to", os.path.join(work, "out"), now="2026-05-01T21:30:00Z")
     idle = [timed(m1nd + ["report"], dict(env, M1ND_NOW="2026-05-01T21:40:00Z")) for _ in range(args.repeat)]
     b = statistics.median(baseline)
+    if args.keep:
+        print(f"workspace: {work}")
+    else:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
     print(f"N = {args.letters:,} letters, {args.new:,} new, K = {args.repos}, median of {args.repeat}")
     print("| operation | median s | ratio | target |\n|---|---:|---:|---|")
     print(f"| baseline: read + sha256 + orjson | {b:.3f} |  |  |")
-    print(f"| `m1nd report prepare` ({args.new:,} new) | {statistics.median(prepare):.3f} | "
-          f"{statistics.median(prepare) / b:.3f} | ≤ 0.5 × baseline |")
+    cold, warm = prepare[0], prepare[1:]
+    print(f"| `m1nd report prepare` ({args.new:,} new), first read after they arrived | {cold:.3f} | "
+          f"{cold / b:.3f} | ≤ 0.5 × baseline |")
+    if warm:
+        w = statistics.median(warm)
+        print(f"| `m1nd report prepare` ({args.new:,} new), read model aggregates current | {w:.3f} | "
+              f"{w / b:.3f} | ≤ 0.5 × baseline |")
     print(f"| `m1nd report`, nothing due | {statistics.median(idle):.3f} | {statistics.median(idle) / b:.3f} | "
           "≤ 0.05 × baseline |")
 

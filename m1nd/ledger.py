@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import orjson
 
@@ -30,10 +29,11 @@ _PREFIX = b'{"id":"'
 _LINE_LEN = len(b'{"id":"","digest":"","observed_at":""}') + 12 + 64 + 20
 _STAMP = re.compile(rb"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 _HEX = re.compile(rb"^[0-9a-f]+$")
+_LINE_RE = re.compile(rb'\{"id":"([0-9a-f]{12})","digest":"(([0-9a-f]{12})[0-9a-f]{52})",'
+                      rb'"observed_at":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"\}\n')
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     id: str
     digest: str
     observed_at: str  # YYYY-MM-DDTHH:MM:SSZ
@@ -73,6 +73,40 @@ def _parse(raw: bytes, path: str, number: int) -> Entry:
     return entry
 
 
+def _parse_block(data: bytes, path: str, base: int) -> list[tuple[int, Entry]]:
+    """(offset after the line, entry) for every whole line of `data`, which starts at
+    byte `base` of the ledger.  The usual line is matched in bulk; any other is parsed
+    on its own, and one that is not an entry fails closed with its line number."""
+    from m1nd.fsutil import gc_paused
+
+    with gc_paused():  # a million small tuples: the cyclic collector would only slow this down
+        return _parse_all(data, path, base)
+
+
+def _parse_all(data: bytes, path: str, base: int) -> list[tuple[int, Entry]]:
+    out: list[tuple[int, Entry]] = []
+    append = out.append
+    pos = 0
+    end = len(data)
+    while pos < end:
+        for m in _LINE_RE.finditer(data, pos):
+            if m.start() != pos:
+                break
+            lid, digest, prefix, stamp = m.groups()
+            if prefix != lid:
+                break
+            pos = m.end()
+            append((base + pos, Entry(lid.decode(), digest.decode(), stamp.decode())))
+        if pos >= end:
+            break
+        stop = data.find(b"\n", pos)
+        stop = end if stop < 0 else stop
+        number = data.count(b"\n", 0, pos) + 1  # within this block; callers add what came before
+        append((base + stop + 1, _parse(data[pos:stop], path, number)))
+        pos = stop + 1
+    return out
+
+
 def _read(path: str) -> tuple[dict[str, Entry], int]:
     """Entries by digest, in ledger order, and the byte length of the whole lines."""
     try:
@@ -84,10 +118,7 @@ def _read(path: str) -> tuple[dict[str, Entry], int]:
         raise M1ndError(f"cannot read the coverage ledger {path}: {exc.strerror}") from None
     entries: dict[str, Entry] = {}
     whole = data.rfind(b"\n") + 1
-    number = 0
-    for raw in data[:whole].split(b"\n")[:-1]:
-        number += 1
-        entry = _parse(raw, path, number)
+    for _, entry in _parse_block(data[:whole], path, 0):
         entries.setdefault(entry.digest, entry)
     return entries, whole
 
@@ -96,20 +127,156 @@ def load(paths: Paths) -> dict[str, Entry]:
     return _read(ledger_path(paths))[0]
 
 
+def read_from(paths: Paths, offset: int) -> tuple[list[tuple[int, Entry]], int]:
+    """(byte offset just after each line, entry) for every whole line from `offset`,
+    and the offset after the last whole line.  `offset` must be a line boundary."""
+    path = ledger_path(paths)
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if offset > size:
+                raise M1ndError(f"the coverage ledger {path} is shorter than a report cursor says: "
+                                "refusing to go on (restore it from a backup)")
+            if offset:
+                fh.seek(offset - 1)
+                if fh.read(1) != b"\n":
+                    raise M1ndError(f"the coverage ledger {path} does not match a report cursor: refusing to go on")
+            data = fh.read()
+    except FileNotFoundError:
+        if offset:
+            raise M1ndError(f"the coverage ledger {path} is missing but reports were made from it: "
+                            "refusing to go on (restore it from a backup)") from None
+        return [], 0
+    except OSError as exc:
+        raise M1ndError(f"cannot read the coverage ledger {path}: {exc.strerror}") from None
+    whole = data.rfind(b"\n") + 1
+    return _parse_block(data[:whole], path, offset), offset + whole
+
+
+def first_entry(paths: Paths) -> Entry | None:
+    path = ledger_path(paths)
+    try:
+        with open(path, "rb") as fh:
+            line = fh.readline()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise M1ndError(f"cannot read the coverage ledger {path}: {exc.strerror}") from None
+    return _parse(line[:-1], path, 1) if line.endswith(b"\n") else None
+
+
+# -- the membership index (derived, under <home>/state/; deleting it loses nothing) --
+
+_INDEX_MAGIC = b"M1NDLIX1"
+_HEAD = 8 + 8 + 32  # magic, covered length, sha256 of the last indexed line
+
+
+def _index_path(paths: Paths) -> str:
+    return os.path.join(paths.state, "ledger-index")
+
+
+def _last_line_hash(data_end: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(data_end).digest()
+
+
+def _build_index(paths: Paths, entries: dict[str, Entry], covered: int, last_line: bytes) -> None:
+    from m1nd.fsutil import atomic_write
+
+    blob = b"".join(sorted(bytes.fromhex(d) for d in entries))
+    try:
+        ensure_dir(paths.state)
+        atomic_write(_index_path(paths), _INDEX_MAGIC + covered.to_bytes(8, "little") + _last_line_hash(last_line)
+                     + blob, sync=False)
+    except OSError:
+        pass  # a cache: the next reader rebuilds it
+
+
+def _known(paths: Paths, digests: list[str]) -> set[str]:
+    """Which of these digests the ledger already holds, without reading all of it
+    when the index is current: binary search in the sorted index, then the lines
+    appended since it was built."""
+    import mmap
+    from bisect import bisect_left
+
+    path = ledger_path(paths)
+    try:
+        fh = open(_index_path(paths), "rb")
+    except OSError:
+        fh = None
+    covered = 0
+    table = None
+    if fh is not None:
+        with fh:
+            head = fh.read(_HEAD)
+            size = os.fstat(fh.fileno()).st_size
+            if head[:8] == _INDEX_MAGIC and (size - _HEAD) % 32 == 0 and len(head) == _HEAD:
+                covered = int.from_bytes(head[8:16], "little")
+                try:
+                    with open(path, "rb") as lf:
+                        lf.seek(max(covered - _LINE_LEN - 1, 0))
+                        before = lf.read(covered - max(covered - _LINE_LEN - 1, 0))
+                except OSError:
+                    before = b""
+                if covered and (not before.endswith(b"\n") or _last_line_hash(before) != head[16:48]):
+                    covered = 0  # the ledger is not the one indexed: read it whole
+                elif covered and size > _HEAD:
+                    table = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    tail, end = read_from(paths, covered) if covered else ([], 0)
+    if not covered:
+        entries, end = _read(path)
+        if entries:
+            with open(path, "rb") as lf:
+                lf.seek(max(end - _LINE_LEN - 1, 0))
+                last = lf.read(end - max(end - _LINE_LEN - 1, 0))
+            _build_index(paths, entries, end, last)
+        return {d for d in digests if d in entries}
+    fresh = {e.digest for _, e in tail}
+    found = {d for d in digests if d in fresh}
+    if table is not None:
+        n = (len(table) - _HEAD) // 32
+
+        class View:
+            def __len__(self):
+                return n
+
+            def __getitem__(self, i):
+                return table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
+
+        view = View()
+        for d in digests:
+            if d in found:
+                continue
+            key = bytes.fromhex(d)
+            i = bisect_left(view, key)
+            if i < n and view[i] == key:
+                found.add(d)
+        table.close()
+        if len(tail) > max(4096, n // 8):
+            entries, end = _read(path)
+            with open(path, "rb") as lf:
+                lf.seek(max(end - _LINE_LEN - 1, 0))
+                last = lf.read(end - max(end - _LINE_LEN - 1, 0))
+            _build_index(paths, entries, end, last)
+    return found
+
+
 def record(paths: Paths, letters: Iterable[tuple[str, str]], observed_at: str) -> list[Entry]:
     """Record `(id, digest)` pairs first seen now; return the entries added.
 
-    Lock, re-read, append: concurrent readers of the same letters add each once.
+    Lock, re-check, append: concurrent readers of the same letters add each once.
     """
-    wanted = list(letters)
-    path = ledger_path(paths)
-    known = _read(path)[0] if wanted else {}
-    if all(digest in known for _, digest in wanted):
+    wanted = list(dict.fromkeys(letters))
+    if not wanted:
+        return []
+    if len(_known(paths, [d for _, d in wanted])) == len({d for _, d in wanted}):
         return []
     ensure_home(paths)
     ensure_dir(records_dir(paths))
+    path = ledger_path(paths)
     with lock_for(paths.locks, "ledger", path):
-        known, whole = _read(path)
+        known = _known(paths, [d for _, d in wanted])
         added: list[Entry] = []
         fresh: set[str] = set()
         for lid, digest in wanted:
@@ -118,10 +285,16 @@ def record(paths: Paths, letters: Iterable[tuple[str, str]], observed_at: str) -
                 added.append(Entry(lid, digest, observed_at))
         if not added:
             return []
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            if os.fstat(fd).st_size != whole:
-                os.ftruncate(fd, whole)  # an append cut short by a crash: it recorded nothing
+            size = os.fstat(fd).st_size
+            whole = size
+            if size:
+                # an append cut short by a crash recorded nothing: cut it off
+                last = os.pread(fd, min(size, _LINE_LEN + 1), max(size - _LINE_LEN - 1, 0))
+                if not last.endswith(b"\n"):
+                    whole = size - (len(last) - (last.rfind(b"\n") + 1))
+                    os.ftruncate(fd, whole)
             write_all(fd, b"".join(_line(e) for e in added))
             os.fsync(fd)
         finally:

@@ -164,29 +164,55 @@ def test_prepare_is_idempotent_and_commit_fails_closed(cli, spool_path, m1nd_hom
     assert doc["entries"] == 250 and doc["pages"] == 3 and len(doc["page_digests"]) == 3
     assert prepare(cli, "2026-05-01T16:59:00Z") == doc  # same period: the same frozen report
     run_dir = Path(doc["dir"])
-    pages = [orjson.loads((run_dir / f"page-000{i}.json").read_bytes()) for i in (1, 2, 3)]
+    pages_file = run_dir / "pages.jsonl"
+    original = pages_file.read_bytes()
+    lines = original.splitlines(keepends=True)
+    pages = [orjson.loads(line) for line in lines]
     assert [len(p["entries"]) for p in pages] == [100, 100, 50]
     assert pages[0]["entries"][0]["what"] == "l249"  # newest first
     r = cli("report", "commit", doc["run_id"], "--digest", "0" * 64)
     assert r.code == 1 and "nothing committed" in r.stderr
-    page = run_dir / "page-0002.json"
-    original = page.read_bytes()
-    page.write_bytes(original.replace(b"agent-a", b"agent-b", 1))
+    pages_file.write_bytes(lines[0] + lines[1].replace(b"agent-a", b"agent-b", 1) + lines[2])
     r = cli("report", "commit", doc["run_id"], "--digest", doc["digest"])
-    assert r.code == 1 and "page-0002.json does not match its digest" in r.stderr
-    page.unlink()
+    assert r.code == 1 and "page 2 does not match its digest" in r.stderr
+    pages_file.write_bytes(lines[0] + lines[1])
     r = cli("report", "commit", doc["run_id"], "--digest", doc["digest"])
-    assert r.code == 1 and "page-0002.json is missing" in r.stderr
-    page.write_bytes(original)
+    assert r.code == 1 and "page 3 is missing" in r.stderr
+    pages_file.write_bytes(original + lines[2])
+    r = cli("report", "commit", doc["run_id"], "--digest", doc["digest"])
+    assert r.code == 1 and "page 4 is not in the manifest" in r.stderr
+    pages_file.unlink()
+    r = cli("report", "commit", doc["run_id"], "--digest", doc["digest"])
+    assert r.code == 1 and "pages.jsonl is missing" in r.stderr
+    pages_file.write_bytes(original)
+    head = run_dir / "head.json"
+    head_bytes = head.read_bytes()
+    head.write_bytes(head_bytes.replace(b'"entries":250', b'"entries":249'))
+    r = cli("report", "commit", doc["run_id"], "--digest", doc["digest"])
+    assert r.code == 1 and "head.json does not match its digest" in r.stderr
+    head.write_bytes(head_bytes)
     manifest = run_dir / "manifest.json"
-    m = orjson.loads(manifest.read_bytes())
+    manifest_bytes = manifest.read_bytes()
+    m = orjson.loads(manifest_bytes)
     m["pages"] = m["pages"][:2]
     manifest.write_bytes(orjson.dumps(m))
-    assert cli("report", "commit", doc["run_id"], "--digest", doc["digest"]).code == 1
-    m["digest"] = "f" * 64
+    r = cli("report", "commit", doc["run_id"], "--digest", doc["digest"])
+    assert r.code == 1 and "does not cover its pages" in r.stderr
+    m["digest"] = store_digest(m)
     manifest.write_bytes(orjson.dumps(m))
-    assert cli("report", "commit", doc["run_id"], "--digest", "f" * 64).code == 1
+    r = cli("report", "commit", doc["run_id"], "--digest", m["digest"])
+    assert r.code == 1 and "page 3 is not in the manifest" in r.stderr
     assert cli("report", "status", "--json").json["profiles"]["twice-daily"]["cursor"] is None  # nothing moved
+    # A frozen report that no longer verifies and was never committed is frozen again by prepare.
+    again = prepare(cli, "2026-05-01T15:00:00Z")
+    assert (again["run_id"], again["entries"], again["page_digests"]) == (doc["run_id"], 250, doc["page_digests"])
+    assert cli("report", "commit", doc["run_id"], "--digest", again["digest"]).code == 0
+
+
+def store_digest(manifest: dict) -> str:
+    from m1nd.reports.store import report_digest
+
+    return report_digest(manifest["head"], manifest["pages"])
 
 
 def test_commit_refuses_a_stale_report_after_the_cursor_moved_or_the_profile_changed(cli, spool_path, m1nd_home):
@@ -285,3 +311,60 @@ def test_a_pending_delivery_blocks_nothing_else(cli, spool_path, monkeypatch):
     assert status["cursor"] == "2026-05-01T21:00:00Z" and len(status["outbox"]) == 2
     r = cli("report", "deliver", "--json")
     assert [d["status"] for d in r.json["deliveries"]] == ["delivered", "delivered"]
+
+
+def test_nothing_due_answers_the_same_on_the_cron_path_and_the_ordinary_path(cli, spool_path, tmp_path):
+    write_spool(spool_path, [letter("q")])
+    assert cli("report", "--now", "2026-05-01T14:00:00Z").code == 0
+    quick = cli("report", "--json", "--now", "2026-05-01T15:00:00Z")
+    (tmp_path / "extra").mkdir()
+    ordinary = cli("report", "--json", "--now", "2026-05-01T15:00:00Z", "--root", str(tmp_path / "extra"))
+    assert quick.code == ordinary.code == 0 and quick.stdout == ordinary.stdout
+    assert quick.json["status"] == "nothing-due" and quick.json["next_boundary"] == "2026-05-01T21:00:00Z"
+    human = cli("report", "--now", "2026-05-01T15:00:00Z")
+    assert human.stdout == "nothing due for profile twice-daily: next report at 2026-05-01T21:00:00Z\n"
+    assert cli("report", "--now", "not-a-time").code == 2  # errors take the ordinary path
+
+
+def test_alerts_keep_working_after_the_first_alert_was_recorded(cli, spool_path):
+    write_spool(spool_path, [letter("one", klass="memory_misdelivery")])
+    assert cli("report", "alert", "--json").json["count"] == 1
+    write_spool(spool_path, [letter("two", klass="memory_misdelivery")])
+    r = cli("report", "alert", "--json")
+    assert r.code == 0 and [a["what"] for a in r.json["alerts"]] == ["two"]
+    r = cli("report", "alert")
+    assert r.code == 0 and r.stdout == "no new alerts (memory_misdelivery)\n"
+
+
+def test_the_ledger_index_answers_membership_and_notices_a_replaced_ledger():
+    from m1nd import ledger
+    from m1nd.paths import resolve_paths
+
+    paths = resolve_paths()
+    first = [(f"{i:012x}", f"{i:012x}" + "a" * 52) for i in range(5000)]
+    assert len(ledger.record(paths, first, "2026-05-01T00:00:00Z")) == 5000
+    assert ledger.record(paths, first[:10], "2026-05-01T00:00:01Z") == []  # builds the index
+    assert os.path.exists(os.path.join(paths.state, "ledger-index"))
+    more = [(f"{i:012x}", f"{i:012x}" + "b" * 52) for i in range(3)]
+    assert len(ledger.record(paths, more + first[:3], "2026-05-01T00:00:02Z")) == 3
+    assert ledger.record(paths, more, "2026-05-01T00:00:03Z") == []
+    # Another ledger in its place (restored from elsewhere): the index no longer matches it.
+    path = ledger.ledger_path(paths)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    with open(path, "wb") as fh:
+        fh.write(data.splitlines(keepends=True)[-1])
+    assert len(ledger.record(paths, first[:2], "2026-05-01T00:00:04Z")) == 2
+
+
+def test_render_and_commit_errors_are_one_line_with_the_right_exit_code(cli, spool_path):
+    r = cli("report", "render", "19990101T0000Z-s-000000000000")
+    assert r.code == 3 and r.stderr == "m1nd: error: no frozen report 19990101T0000Z-s-000000000000\n"
+    assert cli("report", "render", "../escape").code == 2
+    write_spool(spool_path, [letter("r")])
+    doc = prepare(cli, "2026-05-01T14:00:00Z")
+    r = cli("report", "render", doc["run_id"], "--format", "pdf")
+    assert r.code == 2 and "md, html or json" in r.stderr
+    r = cli("report", "commit", "19990101T0000Z-s-000000000000", "--digest", "x", "--json")
+    assert r.code == 3 and r.json["error"]["code"] == 3
+    assert cli("report", "profile", "nope", "--json").json["error"]["code"] == 3

@@ -43,6 +43,12 @@ def main(argv: list[str] | None = None) -> None:
         from m1nd.gitops.hookrun import run_hook
 
         sys.exit(run_hook(args[2]))
+    if args[:1] == ["report"]:
+        # The cron path: nothing due is answered before typer loads.
+        from m1nd.reports.quick import nothing_due
+
+        if nothing_due(args[1:]):
+            sys.exit(0)
     from typer.main import get_command
 
     from m1nd.cli.app import app

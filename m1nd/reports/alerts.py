@@ -25,13 +25,23 @@ def alert(run: Run, profile: Profile, now: datetime, emit) -> list[dict]:
         boxes = profile_boxes(run, profile)
         classes = set(profile.alert_classes)
         found = []
-        for e in ledger.load(paths).values():
-            letter = union.letters.get(e.digest)
-            if letter is None or e.digest in done or letter.klass not in classes:
+        try:
+            candidates = {}
+            for cls in sorted(classes):
+                for row in union.model.letters(where="l.class = ?", args=(cls,)):
+                    candidates[row.digest] = row
+            entries = ledger.load(paths) if candidates else {}
+            holders = {d: _holder(union, d, boxes) for d in candidates if d in entries and d not in done}
+        finally:
+            union.model.close()
+        for digest, letter in candidates.items():
+            e = entries.get(digest)
+            if e is None or digest in done:
                 continue
-            found.append({"id": letter.id, "digest": e.digest, "class": letter.klass, "what": letter.what,
+            found.append({"id": letter.id, "digest": digest, "class": letter.klass, "what": letter.what,
                           "agent": letter.agent, "ts": letter.ts, "observed_at": e.observed_at,
-                          "box": _holder(union, e.digest, boxes) or WAITING})
+                          "box": holders.get(digest) or WAITING})
+        found.sort(key=lambda a: (a["observed_at"], a["ts"], a["id"], a["digest"]))
         emit(found)
         store.add_alerted(paths, profile.name, [a["digest"] for a in found])
     return found

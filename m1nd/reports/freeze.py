@@ -9,6 +9,7 @@ write advance the cursor and put the run in the outbox.
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -86,24 +87,19 @@ def classify(start: datetime, end: datetime, profile: Profile) -> str:
     return PARTIAL if start > before else CATCH_UP
 
 
-def accounted(paths: Paths, state: store.State) -> set[str]:
-    """Every digest the profile's committed scheduled runs accounted for."""
-    out: set[str] = set()
-    for run_id in state.committed:
-        if run_id.split("-")[1] != "s":
-            continue
-        frozen = store.load_frozen(paths, run_id)
-        if frozen is None:
-            raise M1ndError(f"committed report {run_id} is missing from {store.runs_dir(paths)}: refusing to go on")
-        out.update(frozen.digests)
-    return out
-
-
 def _holder(union: Union, digest: str, order: list[str]) -> str | None:
-    for label in order:
-        if digest in union.members.get(label, ()):
-            return label
-    return None
+    """The first profile box holding the letter; WAITING when only the spool holds
+    it; "" when only boxes outside the profile do; None when nothing readable does."""
+    holders = union.holders(digest)
+    if holders is None:
+        return None
+    if not holders:
+        return WAITING
+    wanted = {label.lower(): label for label in order}
+    for label in holders:
+        if label.lower() in wanted:
+            return wanted[label.lower()]
+    return ""
 
 
 def _short(text: str) -> str:
@@ -112,21 +108,22 @@ def _short(text: str) -> str:
 
 
 def _entry(union: Union, e: ledger.Entry, box: str) -> dict:
-    letter = union.letters[e.digest]
+    letter = union.letter(e.digest)
+    graph = union.graph
     return {
         "box": box,
         "pending": union.pending_name(e.digest) if box == WAITING else None,
         "id": letter.id,
         "digest": e.digest,
         "observed_at": e.observed_at,
-        "state": union.graph.state(letter),
+        "state": graph.state(letter),
         "reply": bool(letter.answers),
         "class": letter.klass,
         "tool": letter.tool,
         "what": _short(letter.what),
         "agent": letter.agent,
         "ts": letter.ts,
-        "answered_by": union.graph.answers_to(letter.id),
+        "answered_by": graph.answers_to(letter.id),
     }
 
 
@@ -139,28 +136,20 @@ def _sort(entries: list[dict], order: dict[str, int]) -> None:
 
 
 def _summary(union: Union, boxes: list[str], entries: list[dict], missing: set[str]) -> list[dict]:
-    rows = []
-    new = {}
+    new: dict[str, int] = {}
     for e in entries:
         new[e["box"]] = new.get(e["box"], 0) + 1
+    current = union.box_summary()
+    zero = {"open": 0, "in_flight": 0, "answered": 0, "external": 0}
+    rows = []
     for i, label in enumerate(boxes + ([WAITING] if new.get(WAITING) else [])):
-        counts = {WET_INK: 0, IN_FLIGHT: 0, FIRED_CLAY: 0, EXTERNAL: 0}
-        digests = union.members.get(label, ()) if label != WAITING else ()
-        for d in digests:
-            letter = union.letters[d]
-            state = union.graph.state(letter)
-            if state in (WET_INK, IN_FLIGHT) and letter.answers:
-                continue  # a reply is work done, never open work
-            counts[state] += 1
+        counts = current.get(label, zero) if label != WAITING else zero
         rows.append({
             "box": label,
             "marker": MARKERS[i % len(MARKERS)] if label != WAITING else "",
             "reachable": label == WAITING or label not in missing,
             "new": new.get(label, 0),
-            "open": counts[WET_INK],
-            "in_flight": counts[IN_FLIGHT],
-            "answered": counts[FIRED_CLAY],
-            "external": counts[EXTERNAL],
+            **counts,
         })
     return rows
 
@@ -211,96 +200,121 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
     # The run id of a scheduled period depends on its start, which with no cursor
     # depends on the ledger: read the letters (recording them) first.
     union, _ = observe(run, stamp(now))
-    crash("prepare-after-observe")
-    entries_all = ledger.load(paths)
-    if kind == SCHEDULED:
-        bootstrap = state.cursor is None
-        if bootstrap:
-            first = min((e.observed_at for e in entries_all.values()), default=None)
-            start = end - BOOTSTRAP
-            if first is not None and parse_stamp(first) > start:
-                start = parse_stamp(first)
-            start = min(start, end)
-        else:
-            start = parse_stamp(state.cursor)
-    start_s, end_s = stamp(start), stamp(end)
-    run_id = run_id_for(pdigest, start_s, end_s, kind)
-    existing = store.load_frozen(paths, run_id)
-    if existing is not None:
-        return Prepared(existing, True)
+    gc_was = gc.isenabled()
+    gc.disable()  # thousands of small dicts and tuples, no cycles: the collector only costs time
+    try:
+        crash("prepare-after-observe")
+        if kind == SCHEDULED:
+            bootstrap = state.cursor is None
+            if bootstrap:
+                first = ledger.first_entry(paths)
+                start = end - BOOTSTRAP
+                if first is not None and parse_stamp(first.observed_at) > start:
+                    start = parse_stamp(first.observed_at)
+                start = min(start, end)
+            else:
+                start = parse_stamp(state.cursor)
+        start_s, end_s = stamp(start), stamp(end)
+        run_id = run_id_for(pdigest, start_s, end_s, kind)
+        try:
+            existing = store.load_frozen(paths, run_id)
+        except store.Tampered:
+            if run_id in state.committed:
+                raise
+            existing = None  # never committed: freeze it again from the ledger
+        if existing is not None:
+            return Prepared(existing, True)
 
-    done = accounted(paths, state) if kind == SCHEDULED else set()
-    order = boxes + [WAITING]
-    missing = set(boxes) - set(union.labels)
-    entries: list[dict] = []
-    digests: list[str] = []
-    not_itemized = deferred = 0
-    for e in entries_all.values():
-        if e.observed_at >= end_s or e.digest in done:
-            continue
-        if kind == MANUAL and e.observed_at < start_s:
-            continue
-        if bootstrap and e.observed_at < start_s:
-            not_itemized += 1
-            digests.append(e.digest)
-            continue
-        if e.digest not in union.letters:
-            deferred += 1  # its box cannot be read now: it waits for a later report
-            continue
-        box = _holder(union, e.digest, boxes)
-        if box is None:
-            if union.holder.get(e.digest) is not None:
-                continue  # held by a box this profile does not report on
-            box = WAITING
-        entries.append(_entry(union, e, box))
-        digests.append(e.digest)
-    _sort(entries, {label: i for i, label in enumerate(order)})
+        order = boxes + [WAITING]
+        missing = {b for b in boxes if b.lower() not in {label.lower() for label in union.labels}}
+        entries: list[dict] = []
+        digests: list[str] = []
+        not_itemized = deferred = 0
+        offset_before = state.ledger_offset if kind == SCHEDULED else 0
+        done = set(state.accounted_after) if kind == SCHEDULED else set()
+        lines, ledger_end = ledger.read_from(paths, offset_before)
+        # The ledger offset after this report: up to the first entry left for later.
+        offset_after, accounted_after, left = ledger_end, [], False
+        previous_end = offset_before
+        for line_end, e in lines:
+            line_start, previous_end = previous_end, line_end
+            accounted = False
+            if e.digest in done:
+                accounted = True
+            elif e.observed_at >= end_s or (kind == MANUAL and e.observed_at < start_s):
+                pass
+            elif bootstrap and e.observed_at < start_s:
+                not_itemized += 1
+                accounted = True
+            else:
+                box = _holder(union, e.digest, boxes)
+                if box is None:
+                    deferred += 1  # no readable file holds it now: it waits for a later report
+                elif box == "":
+                    accounted = True  # held only by boxes this profile does not report on
+                else:
+                    entries.append(_entry(union, e, box))
+                    accounted = True
+            if accounted and e.digest not in done:
+                digests.append(e.digest)
+            if not accounted and not left:
+                offset_after, left = line_start, True
+            elif accounted and left:
+                accounted_after.append(e.digest)
+        _sort(entries, {label: i for i, label in enumerate(order)})
 
-    reasons = []
-    for label in sorted(missing):
-        reasons.append(f"box {label} unreachable")
-    reasons += union.problems
-    waiting = sum(1 for d in union.letters if d not in union.holder)
-    if waiting:
-        reasons.append(f"{waiting} letter{'s' if waiting != 1 else ''} pending in the spool")
-    if union.malformed:
-        reasons.append(f"{union.malformed} malformed line{'s' if union.malformed != 1 else ''}")
-    if not_itemized:
-        reasons.append(f"{not_itemized} letter{'s' if not_itemized != 1 else ''} observed before "
-                       f"{start_s} not itemized")
-    if deferred:
-        reasons.append(f"{deferred} observed letter{'s' if deferred != 1 else ''} unreadable now, "
-                       "left for a later report")
-    classification = MANUAL if kind == MANUAL else classify(start, end, profile)
-    pages = [{"run_id": run_id, "number": i // PAGE_SIZE + 1, "entries": entries[i:i + PAGE_SIZE]}
-             for i in range(0, len(entries), PAGE_SIZE)]
-    zone = profile.zone
-    head = {
-        "schema": HEAD_SCHEMA,
-        "run_id": run_id,
-        "profile": profile.name,
-        "kind": kind,
-        "classification": classification,
-        "period": {"start": start_s, "end": end_s, "timezone": profile.timezone},
-        "local": {"start": start.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z"),
-                  "end": end.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")},
-        "policy": policy,
-        "policy_digest": pdigest,
-        "cursor_before": state.cursor if kind == SCHEDULED else None,
-        "frozen_at": stamp(now),
-        "bootstrap": bootstrap,
-        "not_itemized": not_itemized,
-        "deferred": deferred,
-        "coverage": {"status": "incomplete" if reasons else "complete", "reasons": reasons},
-        "summary": _summary(union, boxes, entries, missing),
-        "entries": len(entries),
-        "pages": len(pages),
-        "next_boundary": (lambda b: stamp(b) if b else None)(calendar.next_after(end, profile.rules, zone)),
-    }
-    store.write_frozen(paths, run_id, head, pages, digests, crash=crash)
-    crash("prepare-after-freeze")
-    frozen = store.load_frozen(paths, run_id)
-    return Prepared(frozen, False)
+        reasons = []
+        for label in sorted(missing):
+            reasons.append(f"box {label} unreachable")
+        reasons += union.problems
+        waiting = union.waiting()
+        if waiting:
+            reasons.append(f"{waiting} letter{'s' if waiting != 1 else ''} pending in the spool")
+        if union.malformed:
+            reasons.append(f"{union.malformed} malformed line{'s' if union.malformed != 1 else ''}")
+        if not_itemized:
+            reasons.append(f"{not_itemized} letter{'s' if not_itemized != 1 else ''} observed before "
+                           f"{start_s} not itemized")
+        if deferred:
+            reasons.append(f"{deferred} observed letter{'s' if deferred != 1 else ''} unreadable now, "
+                           "left for a later report")
+        classification = MANUAL if kind == MANUAL else classify(start, end, profile)
+        pages = [{"run_id": run_id, "number": i // PAGE_SIZE + 1, "entries": entries[i:i + PAGE_SIZE]}
+                 for i in range(0, len(entries), PAGE_SIZE)]
+        zone = profile.zone
+        head = {
+            "schema": HEAD_SCHEMA,
+            "run_id": run_id,
+            "profile": profile.name,
+            "kind": kind,
+            "classification": classification,
+            "period": {"start": start_s, "end": end_s, "timezone": profile.timezone},
+            "local": {"start": start.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z"),
+                      "end": end.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")},
+            "policy": policy,
+            "policy_digest": pdigest,
+            "cursor_before": state.cursor if kind == SCHEDULED else None,
+            "ledger_before": offset_before,
+            "ledger_after": offset_after,
+            "accounted_after": accounted_after,
+            "frozen_at": stamp(now),
+            "bootstrap": bootstrap,
+            "not_itemized": not_itemized,
+            "deferred": deferred,
+            "coverage": {"status": "incomplete" if reasons else "complete", "reasons": reasons},
+            "summary": _summary(union, boxes, entries, missing),
+            "entries": len(entries),
+            "pages": len(pages),
+            "next_boundary": (lambda b: stamp(b) if b else None)(calendar.next_after(end, profile.rules, zone)),
+        }
+        store.write_frozen(paths, run_id, head, pages, digests, crash=crash)
+        crash("prepare-after-freeze")
+        frozen = store.load_frozen(paths, run_id)
+        return Prepared(frozen, False)
+    finally:
+        if gc_was:
+            gc.enable()
+        union.model.close()
 
 
 @dataclass(frozen=True)
@@ -336,10 +350,12 @@ def commit(run: Run, profile: Profile, run_id: str, digest: str) -> Committed:
         raise M1ndError(f"report {run_id} is stale: profile {profile.name!r} changed since it was prepared "
                         "(policy drift): nothing committed; prepare again")
     if head["kind"] == SCHEDULED:
-        if head["cursor_before"] != state.cursor:
+        if head["cursor_before"] != state.cursor or head["ledger_before"] != state.ledger_offset:
             raise M1ndError(f"report {run_id} is stale: the cursor moved to {state.cursor} since it was "
                             "prepared: nothing committed; prepare again")
         state.cursor = head["period"]["end"]
+        state.ledger_offset = head["ledger_after"]
+        state.accounted_after = head["accounted_after"]
     state.committed.append(run_id)
     state.outbox.append(run_id)
     crash("commit-before-write")

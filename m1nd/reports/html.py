@@ -93,8 +93,11 @@ def _ledger(head: dict, entries: list[dict]) -> str:
             f = dict(render.entry_fields(item))
             meta = " · ".join(e(x) for x in (f["class"], f["tool"], f["agent"], f["ts"]))
             extra = f" · waits for {e(f['waits for'])}" if "waits for" in f else ""
+            reply = item["reply"]
+            tag = '<span class="tag">reply</span>' if reply else ""
             out.append(
-                f'<li class="{e(item["state"])}"><span class="state {e(item["state"])}">{e(f["state"])}</span> '
+                f'<li class="{e(item["state"])}{" reply" if reply else ""}"><span class="state {e(item["state"])}">'
+                f'{e(item["state"])}</span>{tag} '
                 f'<span class="what">{e(f["what"])}</span><div class="meta">{meta} · <code>{e(item["id"])}</code>'
                 f' · answered by {e(f["answered by"])}{extra}</div></li>')
         out.append("</ul>")
@@ -145,7 +148,7 @@ def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
 </header>
 <div class="top">
 <section class="card" aria-label="Summary">{_summary_table(head)}</section>
-<section class="card" aria-label="Chart"><h2 class="sr">New letters by state</h2>{chart(head)}
+<section class="card" aria-label="Chart"><h2>New this period, by state</h2>{chart(head)}
 <ul class="legend">{''.join(f'<li><span class="dot {s}"></span>{e(render.STATE_WORD[s])}</li>' for s in STATES)}</ul></section>
 </div>
 <p class="meta">Open counts open work: replies (pickups and receipts) are listed under their state but never counted open.</p>

@@ -1,117 +1,142 @@
-"""What a report reads: the union of the spool and every reachable box, keyed by the
-full digest of each letter (two letters sharing a 12-hex id stay two), with the box
-that holds each one.  Reading never files and never changes a box.
+"""What a report reads: the union of the spool and every reachable box, from the read
+model (m1nd.readmodel), keyed by full digest (two letters sharing a 12-hex id stay
+two).  Reading never files and never changes a box.
 
-This is the reports' adapter to the mailbox; once the read model serves the union
-(with first-seen letters), this module asks it instead of reading every file.
+Coverage: every letter the read model has indexed is recorded in the ledger.  The
+model numbers its updates (generations); `<home>/state/ledger-sync` keeps the last
+generation whose new letters are all in the ledger, so a command killed between the
+model's update and the ledger's append is caught up by the next one, whatever read
+command did the update.  Deleting the state makes the next read offer every letter
+again, and the ledger, keyed by digest, adds none twice.
 """
 
 from __future__ import annotations
 
-import hashlib
+import os
 from dataclasses import dataclass, field
 
 from m1nd import ledger
-from m1nd.boxes import Refused, refusal
-from m1nd.errors import M1ndError
-from m1nd.fates import ReplyGraph, reply_graph
-from m1nd.fsutil import gc_paused
-from m1nd.letters import Letter, read_file
+from m1nd.fates import IN_FLIGHT, WET_INK
+from m1nd.fsutil import atomic_write, lock_for
+from m1nd.paths import ensure_dir
 from m1nd.routing import MEDULLA, PENDING
 from m1nd.run import Run
 
 WAITING = "waiting"
 
 
+def _sync_path(run: Run) -> str:
+    return os.path.join(run.paths.state, "ledger-sync")
+
+
+def _synced(run: Run) -> int:
+    try:
+        with open(_sync_path(run), "rb") as fh:
+            return int(fh.read().decode().strip() or 0)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return 0  # a cache: start over, the ledger dedups
+
+
+def _generation(model) -> int:
+    row = model.con.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()
+    return int(row[0]) if row else 0
+
+
 @dataclass
 class Union:
-    letters: dict[str, Letter]  # by full digest, missions left out
-    holder: dict[str, str]  # digest -> label of the first box (run order) holding it
-    members: dict[str, set[str]]  # box label -> digests it holds
-    labels: list[str]  # every reachable box's label, run order (medulla last)
-    unreachable: list[str]
-    problems: list[str]  # refused or unreadable boxes
+    model: object
+    run: Run
+    labels: list[str]  # readable boxes, run order
+    problems: list[str]
     malformed: int
-    graph: ReplyGraph
     _pending: dict[str, str] = field(default_factory=dict)
-    run: Run | None = None
+    _rows: dict[str, object] = field(default_factory=dict)
+
+    _graph: object = None
+
+    @property
+    def graph(self):
+        if self._graph is None:
+            self._graph = self.model.graph()
+        return self._graph
+
+    def letter(self, digest: str):
+        row = self._rows.get(digest)
+        if row is None and digest not in self._rows:
+            row = self._rows[digest] = self.model.by_digest(digest)
+        return row
+
+    def holders(self, digest: str) -> list[str] | None:
+        """Labels of the boxes holding the letter (run order); None when no readable
+        file holds it now."""
+        locations = self.model.locations(digest)
+        if not locations:
+            return None
+        return [loc.label for loc in locations if loc.kind != "spool"]
 
     def pending_name(self, digest: str) -> str:
-        """Why a letter no box holds waits: its pending name, or where it will go."""
         name = self._pending.get(digest)
         if name is None:
-            name = self._pending[digest] = _pending_name(self.run, self.letters[digest])
+            name = self._pending[digest] = _pending_name(self.run, self.letter(digest))
         return name
 
+    _counts: object = None
 
-def _pending_name(run: Run, letter: Letter) -> str:
+    def _box_counts(self):
+        if self._counts is None:
+            self._counts = self.model.box_counts()
+        return self._counts
+
+    def waiting(self) -> int:
+        _, not_filed = self._box_counts()
+        return not_filed["total"] if not_filed else 0
+
+    def box_summary(self) -> dict[str, dict]:
+        """Current fates of each readable box's letters (over the union); Open and In
+        flight count open work (replies left out)."""
+        rows, _ = self._box_counts()
+        out = {}
+        for source, c in rows:
+            out[source.label] = {"open": c["open_work"] - c["in_flight_work"], "in_flight": c["in_flight_work"],
+                                 "answered": c["fired_clay"], "external": c["external"]}
+        return out
+
+
+def _pending_name(run: Run, letter) -> str:
     from m1nd.secrets import likely_secret
 
     route = run.roots.resolve(letter.brain, letter.repo)
     if route.kind == PENDING:
         return route.name
-    if route.kind != MEDULLA and likely_secret(letter.raw):
-        return "held"
-    return f"{route.root.label if route.root else 'medulla'} (not filed yet)"
-
-
-def read_union(run: Run) -> Union:
-    with gc_paused():
-        return _read_union(run)
-
-
-def _read(path: str):
-    try:
-        return read_file(path)
-    except OSError as exc:
-        raise M1ndError(f"cannot read {path}: {exc.strerror}") from None
-
-
-def _read_union(run: Run) -> Union:
-    sha256 = hashlib.sha256
-    letters: dict[str, Letter] = {}
-    missions: set[str] = set()
-    holder: dict[str, str] = {}
-    members: dict[str, set[str]] = {}
-    problems: list[str] = []
-    spool = _read(run.paths.spool)
-    malformed = len(spool.malformed)
-    # Project boxes in roster order, then the medulla box: the profile default order.
-    boxes = run.boxes()[1:] + run.boxes()[:1]
-    labels = []
-    for box in boxes:
-        reason = refusal(box)
-        if reason:
-            problems.append(f"box {box.label} refused: {reason}")
-            continue
-        try:
-            found = read_file(box.path)
-        except (OSError, Refused) as exc:
-            problems.append(f"box {box.label} unreadable: {getattr(exc, 'strerror', None) or exc}")
-            continue
-        labels.append(box.label)
-        malformed += len(found.malformed)
-        held = members.setdefault(box.label, set())
-        for _, letter in found.letters:
-            digest = sha256(letter.raw).hexdigest()
-            if letter.is_mission:
-                missions.add(digest)
-                continue
-            letters.setdefault(digest, letter)
-            holder.setdefault(digest, box.label)
-            held.add(digest)
-    for _, letter in spool.letters:
-        digest = sha256(letter.raw).hexdigest()
-        if letter.is_mission:
-            continue
-        letters.setdefault(digest, letter)
-    graph = reply_graph(letters.values(), run.markers)
-    return Union(letters, holder, members, labels, sorted({r.label for r in run.roots.unreachable}),
-                 problems, malformed, graph, run=run)
+    if route.kind != MEDULLA:
+        return f"{route.root.label} (not filed yet)" if route.root else "not filed yet"
+    return "medulla (not filed yet)"
 
 
 def observe(run: Run, observed_at: str) -> tuple[Union, list[ledger.Entry]]:
-    """Read the union and record every letter seen for the first time."""
-    union = read_union(run)
-    added = ledger.record(run.paths, ((l.id, d) for d, l in union.letters.items()), observed_at)
-    return union, added
+    """Bring the read model current and record every letter it holds that the ledger
+    may not have yet (those indexed since the last synced generation)."""
+    from m1nd.readmodel import open_model
+
+    from m1nd.readmodel.store import db_path
+
+    with lock_for(run.paths.locks, "ledger-sync", run.paths.home):
+        existed = os.path.exists(db_path(run.paths.state))
+        model = open_model(run)
+        synced = _synced(run)
+        generation = _generation(model)
+        if not existed or model.notes or not model.persistent or generation < synced:
+            synced = 0  # a new, rebuilt or in-memory model: its generations start over
+        added: list[ledger.Entry] = []
+        if generation > synced or synced == 0:
+            rows = model.letters(where="l.first_gen > ?", args=(synced,))
+            added = ledger.record(run.paths, ((r.id, r.digest) for r in rows), observed_at)
+            try:
+                ensure_dir(run.paths.state)
+                atomic_write(_sync_path(run), str(generation).encode(), sync=False)
+            except OSError:
+                pass
+    problems = [s.problem for s in model.boxes if s.problem]
+    malformed = sum(len(model.malformed(s)) for s in model.sources if s.fid is not None)
+    labels = [s.label for s in model.readable_boxes()]
+    return Union(model, run, labels, problems, malformed), added

@@ -22,7 +22,7 @@ CLASSIFICATION_WORD = {
 }
 CHANGES = "Changes made: none. This report read the spool and the boxes; it filed nothing and changed no box."
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!{}()])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
 def _control(match: re.Match) -> str:

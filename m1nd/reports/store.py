@@ -58,10 +58,16 @@ class State:
     committed: list[str] = field(default_factory=list)  # scheduled and manual runs, commit order
     outbox: list[str] = field(default_factory=list)
     receipts: list[dict] = field(default_factory=list)
+    # Every ledger entry before this byte offset is accounted for by a committed
+    # scheduled report (itemized, counted as not itemized, or not this profile's),
+    # and so is every digest in accounted_after.
+    ledger_offset: int = 0
+    accounted_after: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "cursor": self.cursor, "committed": self.committed,
-                "outbox": self.outbox, "receipts": self.receipts}
+                "outbox": self.outbox, "receipts": self.receipts, "ledger_offset": self.ledger_offset,
+                "accounted_after": self.accounted_after}
 
 
 def _read_bytes(path: str, what: str) -> bytes | None:
@@ -83,8 +89,11 @@ def load_state(paths: Paths, profile: str) -> State:
         obj = orjson.loads(data)
         if obj.get("schema") != STATE_SCHEMA:
             raise ValueError
-        state = State(obj["cursor"], list(obj["committed"]), list(obj["outbox"]), list(obj["receipts"]))
+        state = State(obj["cursor"], list(obj["committed"]), list(obj["outbox"]), list(obj["receipts"]),
+                      obj["ledger_offset"], list(obj["accounted_after"]))
         if state.cursor is not None and not isinstance(state.cursor, str):
+            raise ValueError
+        if type(state.ledger_offset) is not int or state.ledger_offset < 0:
             raise ValueError
     except (orjson.JSONDecodeError, ValueError, KeyError, TypeError, AttributeError):
         raise M1ndError(f"report state {path} is damaged: refusing to go on (it is never taken as empty)") from None
@@ -124,7 +133,7 @@ def add_alerted(paths: Paths, profile: str, digests: list[str]) -> None:
     directory = profile_dir(paths, profile)
     ensure_dir(directory)
     path = os.path.join(directory, "alerts.jsonl")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         size = os.fstat(fd).st_size
         if size:
@@ -163,8 +172,7 @@ def report_digest(head_digest: str, page_digests: list[str]) -> str:
     return sha256(canonical({"head": head_digest, "pages": page_digests}))
 
 
-def page_name(number: int) -> str:
-    return f"page-{number:04d}.json"
+PAGES = "pages.jsonl"  # one canonical JSON page per line, each with its own digest
 
 
 def write_frozen(paths: Paths, run_id: str, head: dict, pages: list[dict], digests: list[str], crash=None) -> str:
@@ -173,21 +181,26 @@ def write_frozen(paths: Paths, run_id: str, head: dict, pages: list[dict], diges
     ensure_dir(runs_dir(paths))
     final = run_dir(paths, run_id)
     tmp = os.path.join(runs_dir(paths), f".tmp-{run_id}-{os.getpid()}")
-    if os.path.isdir(tmp):
-        import shutil
+    import shutil
 
+    if os.path.isdir(tmp):
         shutil.rmtree(tmp)
+    if os.path.isdir(final):
+        shutil.rmtree(final)  # an earlier freeze of this run that did not verify (never committed)
     os.makedirs(tmp, mode=0o700)
     head_bytes = canonical(head)
-    atomic_write(os.path.join(tmp, "head.json"), head_bytes)
-    page_digests = []
-    for number, page in enumerate(pages, 1):
-        data = canonical(page)
-        atomic_write(os.path.join(tmp, page_name(number)), data)
-        page_digests.append(sha256(data))
-        if crash and number == 1:
-            crash("freeze-page")
+    page_lines = [canonical(page) for page in pages]
+    page_digests = [sha256(line) for line in page_lines]
     digests_bytes = b"".join(d.encode() + b"\n" for d in digests)
+    atomic_write(os.path.join(tmp, "head.json"), head_bytes)
+    with open(os.path.join(tmp, PAGES), "wb") as fh:
+        for i, line in enumerate(page_lines):
+            fh.write(line + b"\n")
+            if crash and i == 0:
+                fh.flush()
+                crash("freeze-page")
+        fh.flush()
+        os.fsync(fh.fileno())
     atomic_write(os.path.join(tmp, "digests.txt"), digests_bytes)
     if crash:
         crash("freeze-before-manifest")
@@ -207,8 +220,12 @@ def write_frozen(paths: Paths, run_id: str, head: dict, pages: list[dict], diges
     return final
 
 
+class Tampered(M1ndError):
+    """A frozen report whose files do not match its manifest."""
+
+
 def _tampered(run_id: str, what: str) -> M1ndError:
-    return M1ndError(f"frozen report {run_id}: {what}: refusing to go on (prepare it again)")
+    return Tampered(f"frozen report {run_id}: {what}: refusing to go on")
 
 
 def load_frozen(paths: Paths, run_id: str) -> Frozen | None:
@@ -239,11 +256,20 @@ def load_frozen(paths: Paths, run_id: str) -> Frozen | None:
         return blob
 
     head = orjson.loads(checked("head.json", head_digest))
-    pages = [orjson.loads(checked(page_name(n), d)) for n, d in enumerate(page_digests, 1)]
-    extra = sorted(n for n in os.listdir(directory) if n.startswith("page-") and n not in
-                   {page_name(i) for i in range(1, len(page_digests) + 1)})
-    if extra:
-        raise _tampered(run_id, f"{extra[0]} is not in the manifest")
+    blob = _read_bytes(os.path.join(directory, PAGES), "report file")
+    if blob is None:
+        raise _tampered(run_id, f"{PAGES} is missing")
+    lines = blob.split(b"\n")
+    if lines[-1:] == [b""]:
+        lines.pop()
+    if len(lines) < len(page_digests):
+        raise _tampered(run_id, f"page {len(lines) + 1} is missing")
+    if len(lines) > len(page_digests):
+        raise _tampered(run_id, f"page {len(page_digests) + 1} is not in the manifest")
+    for number, (line, want) in enumerate(zip(lines, page_digests), 1):
+        if sha256(line) != want:
+            raise _tampered(run_id, f"page {number} does not match its digest")
+    pages = [orjson.loads(line) for line in lines]
     digests = checked("digests.txt", manifest["digests_txt"]).decode().split()
     if head.get("pages") != len(pages) or head.get("entries") != sum(len(p["entries"]) for p in pages):
         raise _tampered(run_id, "the head's counts do not match its pages")
