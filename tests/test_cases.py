@@ -377,3 +377,70 @@ def test_abandonment_bad_trace_paths(tmp_path):
     r = run_cli("cases", "abandonment", "--trace", str(tmp_path))
     assert r.code == 1 and "Is a directory" in r.stderr
     assert run_cli("cases", "abandonment").code == 2
+
+
+def test_the_readme_cases_walkthrough_prints_what_it_says(ws, spool_path):
+    import re
+
+    from conftest import FIXTURES as _  # noqa: F401 (the corpus is already in the spool)
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = text[text.index("## Cases"):]
+    block = re.search(r"```console\n(.*?)```", block, re.S)[1]
+    steps = re.split(r"^\$ ", block, flags=re.M)[1:]
+    checked = 0
+    for step in steps:
+        command, _, expected = step.partition("\n")
+        argv = command.split("#")[0].split()
+        if argv[:1] != ["m1nd"] or "&&" in argv:
+            continue  # the workspace steps: the ws fixture did them
+        r = run_cli(*argv[1:])
+        assert r.code == 0, (command, r.stderr)
+        assert r.stdout == expected, command
+        checked += 1
+    assert checked == 4
+
+
+def test_cases_with_nothing_anywhere_creates_nothing(m1nd_home):
+    r = run_cli("cases", "--json")
+    assert r.code == 0 and r.json == {"fingerprints": [], "kindless": 0}
+    assert run_cli("sentinels", "run", "--json").json["guarded"] == 0
+    assert not m1nd_home.exists()
+
+
+def test_an_unreadable_spool_is_one_line_or_the_error_document(spool_path):
+    spool_path.mkdir(parents=True)
+    r = run_cli("cases")
+    assert r.code == 1 and r.stderr.count("\n") == 1 and "cannot read spool" in r.stderr
+    r = run_cli("cases", "--json")
+    assert r.code == 1 and r.json["error"]["code"] == 1
+
+
+def test_a_filing_with_no_possible_new_witness_never_opens_the_read_model(ws, m1nd_home, spool_path):
+    assert run_cli("distribute").code == 0
+    db = m1nd_home / "state" / "readmodel.sqlite3"
+    db.unlink()
+    write_spool(spool_path, [letter(ts="2026-05-04T09:00:00Z", klass="note", repo="repo-a", tool="north",
+                                    what="a plain note about memory")])
+    assert run_cli("distribute").code == 0
+    assert not db.exists()
+    # a witness spelled with JSON escapes is still seen: the next filing escalates it
+    w1 = b'{"ts":"2026-05-04T10:00:00Z","class":"bug","kind":"\\u0063rash","repo":"repo-a","tool":"seek","what":"1"}'
+    w2 = b'{"ts":"2026-05-04T10:05:00Z","class":"bug","kind":"crash","repo":"repo-a","tool":"Seek","what":"2"}'
+    write_spool(spool_path, [w1])
+    assert run_cli("distribute").code == 0
+    write_spool(spool_path, [w2])
+    assert run_cli("distribute").code == 0
+    escalations = [e for e in engine_lines(ws / "repo-a" / ".m1nd" / "inbox.jsonl")
+                   if e["fingerprint"] == "fp:seek/crash"]
+    assert len(escalations) == 1 and letter_id(w1) in escalations[0]["what"]
+
+
+def test_a_box_replaced_by_git_is_looked_at_again(ws, m1nd_home):
+    assert run_cli("distribute").code == 0
+    box = ws / "repo-b" / ".m1nd" / "inbox.jsonl"
+    kept = [l for l in box_lines(box) if b"m1nd:engine" not in l]
+    box.unlink()
+    box.write_bytes(b"".join(l + b"\n" for l in kept))  # an older checkout: the escalation is gone
+    assert run_cli("distribute").code == 0
+    assert len([e for e in engine_lines(box) if e["fingerprint"] == "fp:store/wrong_route"]) == 1

@@ -18,7 +18,6 @@ from m1nd.cases.fingerprints import ENGINE_AGENT
 from m1nd.letters import letter_id
 from m1nd.paths import ensure_home
 from m1nd.run import Run
-from m1nd.secrets import likely_secret
 
 # Keys in this order; empty optional values are left out (as `m1nd write` does).
 KEY_ORDER = ("ts", "agent", "class", "kind", "repo", "brain", "tool", "what", "fingerprint", "sentinel", "session")
@@ -66,6 +65,8 @@ def file_into(run: Run, box: Box, raws: list[bytes]) -> int:
     letter that would look like a secret (its text comes from other letters) is never
     put into a project box.
     """
+    from m1nd.secrets import likely_secret
+
     if not box.is_medulla:
         raws = [r for r in raws if not likely_secret(r)]
     if not raws:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from m1nd import boxes
-from m1nd.cases import engine
 from m1nd.cases import fingerprints as fps
 from m1nd.cases.overlay import compute
 from m1nd.cases.source import Cases, open_cases
@@ -34,29 +32,44 @@ def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = No
 
 
 def escalate(run: Run) -> Escalated:
+    from m1nd import boxes
+    from m1nd.cases import engine, prescan
+
     with lock_for(run.paths.locks, "distribute", run.paths.state):
-        with open_cases(run) as cases:
-            overlay = overlay_of(cases)
-            filed, waiting, problems = [], [], []
-            for entry in overlay.entries:
-                if len(entry.witnesses) < 2 or entry.escalations:
-                    continue
-                first, second = entry.witnesses[0], entry.witnesses[1]
-                box = cases.box_of(second.digest)
-                if box is None:
-                    waiting.append(entry.fingerprint)
-                    continue
-                _, kind = fps.split(entry.fingerprint)
-                raw = engine.escalation(entry.fingerprint, kind, first, second)
-                try:
-                    if engine.file_into(run, box, [raw]):
-                        filed.append((entry.fingerprint, letter_id(raw), box.label))
-                except boxes.Refused as exc:
-                    problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")
-                except OSError as exc:
-                    problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
-                                    f"{exc.strerror or exc}")
-        return Escalated(tuple(filed), tuple(waiting), tuple(problems))
+        looked, current = prescan.load(run), prescan.now(run)
+        if not prescan.anything_new(run, looked, current):
+            if current != looked:
+                prescan.save(run, current)
+            return Escalated((), (), ())
+        escalated = _escalate(run, boxes, engine)
+        if not escalated.problems:
+            prescan.save(run, prescan.now(run))  # after our own appends (never witnesses)
+        return escalated
+
+
+def _escalate(run: Run, boxes, engine) -> Escalated:
+    with open_cases(run) as cases:
+        overlay = overlay_of(cases)
+        filed, waiting, problems = [], [], []
+        for entry in overlay.entries:
+            if len(entry.witnesses) < 2 or entry.escalations:
+                continue
+            first, second = entry.witnesses[0], entry.witnesses[1]
+            box = cases.box_of(second.digest)
+            if box is None:
+                waiting.append(entry.fingerprint)
+                continue
+            _, kind = fps.split(entry.fingerprint)
+            raw = engine.escalation(entry.fingerprint, kind, first, second)
+            try:
+                if engine.file_into(run, box, [raw]):
+                    filed.append((entry.fingerprint, letter_id(raw), box.label))
+            except boxes.Refused as exc:
+                problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")
+            except OSError as exc:
+                problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
+                                f"{exc.strerror or exc}")
+    return Escalated(tuple(filed), tuple(waiting), tuple(problems))
 
 
 def after_distribution(run: Run, receipt):

@@ -49,8 +49,8 @@ _WORD = re.compile(r"[a-z0-9_']+")
 # Words that say "nothing here" (rule north-memory-emptiness).  Single words match a
 # whole word of `what`; two-word phrases match two consecutive words.
 EMPTINESS_WORDS = frozenset({"nothing", "empty", "none", "zero", "absent", "blank"})
-EMPTINESS_PHRASES = frozenset({("no", "results"), ("no", "result"), ("no", "memories"), ("no", "memory"),
-                               ("no", "entries"), ("no", "matches"), ("not", "found"), ("found", "no")})
+EMPTINESS_PHRASES = frozenset({("no", "results"), ("no", "result"), ("no", "memories"), ("no", "entries"),
+                               ("no", "matches"), ("not", "found"), ("found", "no")})
 
 
 def tool_family(tool: str) -> str:
@@ -106,7 +106,7 @@ BACKFILL_RULES: tuple[Rule, ...] = (
     Rule("north-memory-emptiness", "false_absence",
          "class `honesty`, tool family `north`, and `what` mentions memory (a word starting `memor`) and "
          "emptiness (nothing, empty, none, zero, absent, blank, or: no results, no result, no memories, "
-         "no memory, no entries, no matches, not found, found no)",
+         "no entries, no matches, not found, found no)",
          _north_memory_emptiness, "l.class = 'honesty' AND l.tool LIKE '%north%'"),
     Rule("traceback-crash", "crash",
          "class `bug` and `what` or `snippet` holds a Python traceback header "

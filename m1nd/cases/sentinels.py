@@ -178,7 +178,8 @@ def run_all(run: Run, timeout: float = DEFAULT_TIMEOUT, now: datetime | None = N
     last = records.last_runs(run.paths)
     with open_cases(run) as cases:
         results, problems = _run_guards(cases, guards(cases), allowed, last, timeout, day)
-    records.save(run.paths, records.RUNS, "last", last)
+    if any(r.status != NOT_ALLOWED for r in results):  # something ran: keep its result
+        records.save(run.paths, records.RUNS, "last", last)
     return RunReport(tuple(results), tuple(problems))
 
 
