@@ -188,23 +188,14 @@ class Mailbox:
             return documents.error(exc)
 
     def _box_doc(self, run: Run, selector: str | None, given: dict[str, str]) -> Doc:
-        # The steps of `m1nd box --json` (m1nd/cli/mailbox.py), in the same order, so
-        # the same error wins when several apply.
-        from m1nd.boxview import model_box_json, select_box
-        from m1nd.views import make_filters
+        from m1nd.boxview import box_json, select_box
 
-        narrowed = bool(given)
-        filters = make_filters(given.get("state"), given.get("agent"), given.get("class"), given.get("tool"),
-                               given.get("since"), given.get("until"), default_state="all")
-        chosen = select_box(run, selector)
         out = BytesIO()
-        with self.model(run, only=chosen) as model:
-            source = next(s for s in model.boxes if s.path == chosen.path)
-            if source.problem:
-                if "cannot read" in source.problem:
-                    raise M1ndError(f"cannot read box {chosen.path}: {source.problem.rsplit(': ', 1)[-1]}")
-                raise M1ndError(f"box {chosen.label} refused: {source.problem}")
-            model_box_json(model, source, filters if narrowed else None, out)
+        # the model brought current for the spool and this one box (the filters were checked first)
+        with self.model(run, only=select_box(run, selector)) as model:
+            box_json(run, selector, out, state=given.get("state"), agent=given.get("agent"),
+                     klass=given.get("class"), tool=given.get("tool"), since=given.get("since"),
+                     until=given.get("until"), model=model)
         return Doc(200, out.getvalue())
 
     def show(self, given: str) -> Doc:
@@ -216,15 +207,10 @@ class Mailbox:
             return documents.error(exc)
 
     def _show_doc(self, run: Run, given: str) -> Doc:
-        # as m1nd/cli/show.py does it
-        from m1nd.show import show as find
+        from m1nd.show import show_json
 
         with self.model(run) as model:
-            found = find(model, given)
-        doc = found[0].as_json()
-        if len(found) > 1:  # two letters whose ids collide: both, the first as the document
-            doc["same_id"] = [f.as_json() for f in found[1:]]
-        return documents.ok(doc)
+            return documents.ok(show_json(model, given))
 
     def doctor(self) -> Doc:
         """`m1nd doctor --json`, status 200 even when a check is an error. Not kept:
