@@ -194,7 +194,16 @@ def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
     if room >= 40:
         p.line(head + "  " + fit(what, room), spans)
     else:
-        p.line(fit(head.rstrip(), p.width), spans)
+        # narrow: no padding, so that what fits is whole; the id first, never cut
+        ts = short_ts(letter)
+        box = fit(inline(shown.box), 16) if widths["box"] else ""
+        agent, klass = fit(inline(letter.agent), 14), fit(inline(letter.klass), 12)
+        # what does not fit goes first: the time of day, then the class, then agent's tail
+        for cols in ([ts, box, agent, klass], [ts[:10], box, agent, klass], [ts[:10], box, agent]):
+            line = "  ".join(x for x in [letter.id, state] + cols if x)
+            if _cells(line) <= p.width:
+                break
+        p.line(fit(line, p.width), [(14, 14 + len(state), Printer.STYLES[shown.state])])
         p.line("    " + fit(what, p.width - 4))
     _reply_lines(p, shown)
 
@@ -209,7 +218,8 @@ def _reply_lines(p: Printer, shown) -> None:
         text = f"    ↳ {reply.id} {kind} by {inline(reply.agent) or '?'}: {inline(reply.what)}"
         p.line(fit(text, p.width))
     if len(replies) > MAX_REPLIES:
-        p.line(f"    ↳ … {len(replies) - MAX_REPLIES} more replies: m1nd show {shown.letter.id}")
+        rest = len(replies) - MAX_REPLIES
+        p.line(f"    ↳ … {plural(rest, 'more reply', 'more replies')}: m1nd show {shown.letter.id}")
 
 
 STATE_WORDS = {"open": "open", "in_flight": "in flight", "answered": "answered", "external": "external",

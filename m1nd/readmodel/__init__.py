@@ -584,8 +584,17 @@ def open_model(run: Run, secret_check=None, only: Box | None = None) -> ReadMode
     try:
         model.refresh(secret_check, only)
     except sqlite3.DatabaseError as exc:
-        # Damaged under us (a page torn on disk): start over from the files.
         model.close()
+        if store.busy(exc) or (persistent and isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc)):
+            # Another process held the lock too long, or the file cannot be written
+            # after all: answer from the files, leave the database as it is.
+            why = "is busy (another m1nd is updating it)" if store.busy(exc) else "cannot be written"
+            model = ReadModel(run, store.open_memory(), False,
+                              notes + [f"read model {store.db_path(run.paths.state)} {why}: reading the files directly"])
+            model.refresh(secret_check, only)
+            _record_first_seen(model)
+            return model
+        # Damaged under us (a page torn on disk): start over from the files.
         if persistent:
             store._remove(store.db_path(run.paths.state))
             con, persistent, more = store.open_db(run.paths.state)

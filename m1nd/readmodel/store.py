@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 6
 DB_NAME = "readmodel.sqlite3"
 BUSY_MS = 60_000
 
@@ -62,6 +62,7 @@ CREATE TABLE IF NOT EXISTS malformed (
     fid INTEGER NOT NULL, line INTEGER NOT NULL, conflict INTEGER NOT NULL,
     PRIMARY KEY (fid, line)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS removed (digest BLOB PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cache (n INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value BLOB NOT NULL);
 """
 
@@ -141,6 +142,9 @@ def open_db(state_dir: str) -> tuple[sqlite3.Connection, bool, list[str]]:
         except sqlite3.DatabaseError as exc:
             if _readonly(exc):
                 break
+            if busy(exc):
+                notes.append(f"read model {path} is busy (another m1nd is updating it): reading the files directly")
+                return open_memory(), False, notes
             if attempt == 2:
                 break
             notes.append(f"read model {path} does not verify ({exc}): rebuilt from the files")
@@ -155,6 +159,12 @@ def open_memory() -> sqlite3.Connection:
     con = sqlite3.connect(":memory:", isolation_level=None)
     _prepare(con, in_memory=True)
     return con
+
+
+def busy(exc: BaseException) -> bool:
+    """A lock another process held past the busy timeout: not damage."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
 def _readonly(exc: sqlite3.DatabaseError) -> bool:

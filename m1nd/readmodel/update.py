@@ -28,6 +28,7 @@ from m1nd.letters import iter_raw, load
 from m1nd.timefmt import sort_key
 
 RACY_NS = 2_000_000_000  # a file changed this recently is checked again next time
+CHUNK_LINES = 50_000  # lines per transaction of a large read
 BATCH = 900  # lines per batch (SQLite's default limit on bound parameters is higher)
 CONFLICT_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ")
 EXTRA = ("disposition", "fingerprint", "case_id", "sentinel")
@@ -53,10 +54,15 @@ class FileRow:
     gen: int
 
 
+def path_key(path: str) -> bytes:
+    """A file's key in the model: its path's bytes (a path need not be UTF-8)."""
+    return os.fsencode(path)
+
+
 def load_row(con: sqlite3.Connection, path: str) -> FileRow | None:
     row = con.execute(
         "SELECT fid, dev, ino, size, mtime_ns, offset, lines, hashes, tail_line, gen FROM files WHERE path = ?",
-        (path,)).fetchone()
+        (path_key(path),)).fetchone()
     if row is None:
         return None
     return FileRow(row[0], row[1], row[2], row[3], row[4], row[5], row[6], orjson.loads(row[7]), row[8], row[9])
@@ -99,33 +105,44 @@ def _next_gen(con: sqlite3.Connection) -> int:
 
 
 class _Removed:
-    """Digests whose copies were dropped during this update: letters left with no
-    copy at all are deleted at the end (after the new lines are in, so a letter
-    read again keeps its first generation)."""
+    """Digests whose copies were dropped: letters left with no copy at all are deleted
+    at the end of a file's update (after its new lines are in, so a letter read again
+    keeps its first generation).  The set is a table of the model, written in the
+    same transactions as the deletions, so a process killed in between leaves it for
+    the next update to collect."""
 
     def __init__(self, con: sqlite3.Connection) -> None:
         self.con = con
-        con.execute("CREATE TEMP TABLE IF NOT EXISTS removed (digest BLOB PRIMARY KEY) WITHOUT ROWID")
-        con.execute("DELETE FROM temp.removed")
-        self.any = False
 
     def take(self, where: str, args: tuple) -> None:
-        cur = self.con.execute(f"INSERT OR IGNORE INTO temp.removed SELECT digest FROM copies WHERE {where}", args)
-        if cur.rowcount:
-            self.any = True
+        self.con.execute(f"INSERT OR IGNORE INTO removed SELECT digest FROM copies WHERE {where}", args)
         self.con.execute(f"DELETE FROM copies WHERE {where}", args)
 
     def collect(self) -> None:
-        if self.any:
-            self.con.execute(
-                "DELETE FROM letters WHERE digest IN (SELECT r.digest FROM temp.removed r WHERE NOT EXISTS"
-                " (SELECT 1 FROM copies c WHERE c.digest = r.digest))")
-        self.con.execute("DELETE FROM temp.removed")
+        if self.con.execute("SELECT 1 FROM removed LIMIT 1").fetchone() is None:
+            return
+        self.con.execute(
+            "DELETE FROM letters WHERE digest IN (SELECT r.digest FROM removed r WHERE NOT EXISTS"
+            " (SELECT 1 FROM copies c WHERE c.digest = r.digest))")
+        self.con.execute("DELETE FROM removed")
+
+
+def _set_row(con, fid: int, st, offset: int, lines: int, hashes: list[str], tail, gen: int,
+             size: int = -1, mtime: int = -1) -> None:
+    con.execute(
+        "UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ns = ?, offset = ?, lines = ?, hashes = ?,"
+        " tail_line = ?, gen = ? WHERE fid = ?",
+        (st.st_dev, st.st_ino, size, mtime, offset, lines, orjson.dumps(hashes).decode(), tail, gen, fid))
 
 
 def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_check=None) -> tuple[int, list[int]]:
     """Bring one file's part of the model up to the file's content.  `fd` is the
-    open file (None: the file does not exist).  Returns (fid, generations written)."""
+    open file (None: the file does not exist).  Returns (fid, generations written).
+
+    A large read commits every CHUNK_LINES lines, the file's row then saying exactly
+    how far it is indexed (and, with no trusted stat, that it must be looked at
+    again): a process killed in between, or another one waiting for the lock, carries
+    on from there instead of starting over, and the write lock is never held long."""
     st = os.fstat(fd) if fd is not None else None
     row = load_row(con, path)
     if row is not None and unchanged(row, st):
@@ -138,12 +155,21 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
             return row.fid, []
         gen = _next_gen(con)
         if row is None:
-            cur = con.execute("INSERT INTO files (path) VALUES (?)", (path,))
+            cur = con.execute("INSERT INTO files (path) VALUES (?)", (path_key(path),))
             row = FileRow(cur.lastrowid, -1, -1, -1, -1, 0, 0, [], None, 0)
         removed = _Removed(con)
         fid = row.fid
+        if st is None:
+            removed.take("fid = ?", (fid,))
+            con.execute("DELETE FROM malformed WHERE fid = ?", (fid,))
+            con.execute(
+                "UPDATE files SET dev = -1, ino = -1, size = 0, mtime_ns = -1, offset = 0, lines = 0, hashes = '[]',"
+                " tail_line = NULL, gen = ? WHERE fid = ?", (gen, fid))
+            removed.collect()
+            con.execute("COMMIT")
+            return fid, [gen]
         grew = (
-            st is not None and (st.st_dev, st.st_ino) == (row.dev, row.ino) and st.st_size >= row.offset
+            (st.st_dev, st.st_ino) == (row.dev, row.ino) and st.st_size >= row.offset
             and region_hashes(fd, row.offset) == row.hashes
         )
         if not grew:
@@ -153,27 +179,19 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
         else:
             removed.take("fid = ? AND line > ?", (fid, row.lines))  # a last line that may have grown
             con.execute("DELETE FROM malformed WHERE fid = ? AND line > ?", (fid, row.lines))
-        if st is None:
-            con.execute(
-                "UPDATE files SET dev = -1, ino = -1, size = 0, mtime_ns = -1, offset = 0, lines = 0, hashes = '[]',"
-                " tail_line = NULL, gen = ? WHERE fid = ?", (gen, fid))
-        else:
-            offset, lines, tail, read_to = _read(con, fid, fd, row.offset, row.lines, gen, secret_check)
-            hashes = region_hashes(fd, offset, row.hashes, row.offset)
-            after = os.fstat(fd)
-            # Record the file's stat only when everything up to its end was read:
-            # bytes appended while we read must make the next update look again.
-            size, mtime = (after.st_size, after.st_mtime_ns) if after.st_size == read_to else (-1, -1)
-            if mtime >= time.time_ns() - RACY_NS:
-                # Racy: a write in the same clock tick as this read would leave the
-                # size and mtime as recorded (a same-size rewrite, say), so a stat
-                # this fresh is not trusted: the next update verifies the content.
-                mtime = -2
-            con.execute(
-                "UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ns = ?, offset = ?, lines = ?, hashes = ?,"
-                " tail_line = ?, gen = ? WHERE fid = ?",
-                (after.st_dev, after.st_ino, size, mtime, offset, lines, orjson.dumps(hashes).decode(), tail,
-                 gen, fid))
+        _set_row(con, fid, st, row.offset, row.lines, row.hashes, None, gen)
+        offset, lines, tail, read_to, hashes = _read(con, fid, fd, st, row.offset, row.lines, row.hashes, gen,
+                                                     secret_check)
+        after = os.fstat(fd)
+        # Record the file's stat only when everything up to its end was read:
+        # bytes appended while we read must make the next update look again.
+        size, mtime = (after.st_size, after.st_mtime_ns) if after.st_size == read_to else (-1, -1)
+        if mtime >= time.time_ns() - RACY_NS:
+            # Racy: a write in the same clock tick as this read would leave the
+            # size and mtime as recorded (a same-size rewrite, say), so a stat
+            # this fresh is not trusted: the next update verifies the content.
+            mtime = -2
+        _set_row(con, fid, after, offset, lines, hashes, tail, gen, size, mtime)
         removed.collect()
         con.execute("COMMIT")
         return fid, [gen]
@@ -183,30 +201,38 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
         raise
 
 
-def _read(con, fid: int, fd: int, offset: int, lines: int, gen: int, secret_check):
-    """Index the lines from `offset`.  Returns (offset and line count of the
-    terminated lines read, unfinished tail line or None, bytes read up to)."""
-    sha256 = hashlib.sha256
+def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str], gen: int, secret_check):
+    """Index the lines from `offset`, committing every CHUNK_LINES lines.  Returns
+    (offset and line count of the terminated lines read, unfinished tail line or
+    None, bytes read up to, hashes of [0, offset))."""
     pending: list[tuple[int, int, int, bytes, bool]] = []  # (line, start, length, raw, terminated)
     tail = None
     read_to = offset
     n = lines
+    done_offset, since = offset, 0
     with os.fdopen(os.dup(fd), "rb") as fh:
         for start, end, raw, terminated in iter_raw(fh, offset):
             n += 1
             read_to = end
             if terminated:
                 offset, lines = end, n
+            since += 1
             if not raw or raw.isspace():
                 continue
             pending.append((n, start, len(raw), raw, terminated))
             if len(pending) >= BATCH:
                 tail = _flush(con, fid, pending, gen, secret_check) or tail
                 pending = []
+                if since >= CHUNK_LINES and terminated:
+                    hashes = region_hashes(fd, offset, hashes, done_offset)
+                    done_offset, since = offset, 0
+                    _set_row(con, fid, st, offset, lines, hashes, None, gen)
+                    con.execute("COMMIT")
+                    con.execute("BEGIN IMMEDIATE")
         if pending:
             tail = _flush(con, fid, pending, gen, secret_check) or tail
-    del sha256
-    return offset, lines, tail, read_to
+    hashes = region_hashes(fd, offset, hashes, done_offset)
+    return offset, lines, tail, read_to, hashes
 
 
 def _flush(con, fid: int, batch, gen: int, secret_check) -> int | None:
