@@ -262,13 +262,20 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
     return found
 
 
-def record(paths: Paths, letters: Iterable[tuple[str, str]], observed_at: str) -> list[Entry]:
+def record(paths: Paths, letters: Iterable[tuple[str, str]], observed_at: str,
+           create_home: bool = False) -> list[Entry]:
     """Record `(id, digest)` pairs first seen now; return the entries added.
 
     Lock, re-check, append: concurrent readers of the same letters add each once.
+    A read never creates the home (a read-only sweep on a fresh machine leaves no
+    trace): without one, nothing is recorded unless `create_home` (the report
+    commands, which keep their records there anyway); the next recording read offers
+    the same letters again.
     """
     wanted = list(dict.fromkeys(letters))
     if not wanted:
+        return []
+    if not create_home and not os.path.isdir(paths.home):
         return []
     if len(_known(paths, [d for _, d in wanted])) == len({d for _, d in wanted}):
         return []

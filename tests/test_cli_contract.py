@@ -403,12 +403,12 @@ def test_box_malformed_lines_are_skipped(two_repos):
 
 def test_box_view_writes_nothing(two_repos, tmp_path):
     copy_spool("worked-example.jsonl")
-    # the read model under <home>/state/ is the one thing a read may keep
-    before = sorted(p for p in tmp_path.rglob("*") if "state" not in p.relative_to(tmp_path).parts)
+    # the read model under <home>/state/ and the coverage ledger under <home>/records/ are what a read may keep
+    before = sorted(p for p in tmp_path.rglob("*") if not {"state", "records"} & set(p.relative_to(tmp_path).parts))
     for sel in ("repo-a", "repo-b", "medulla"):
         assert run_cli("box", sel, "--json").code == 0
         assert run_cli("box", sel).code == 0
-    assert sorted(p for p in tmp_path.rglob("*") if "state" not in p.relative_to(tmp_path).parts) == before
+    assert sorted(p for p in tmp_path.rglob("*") if not {"state", "records"} & set(p.relative_to(tmp_path).parts)) == before
 
 
 # ----------------------------------------------------------------------------- help and version
@@ -812,9 +812,10 @@ def test_no_distribute_writes_nothing_and_creates_no_directory(two_repos, tmp_pa
             fh.write(b'\n{"repo":"repo-a","what":"new since the last run"}\n')
 
     def state():
-        # <home>/state/ (the read model) is the one place a read-only run may write (section 6)
+        # <home>/state/ (the read model) and <home>/records/ (the coverage ledger) are where a read-only run
+        # may write (section 6)
         return sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.rglob("*")
-                      if "state" not in p.relative_to(tmp_path).parts and p.name != "m1nd-home")
+                      if not {"state", "records"} & set(p.relative_to(tmp_path).parts) and p.name != "m1nd-home")
 
     before = state()
     result = run_cli(*args)

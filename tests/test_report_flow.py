@@ -368,3 +368,20 @@ def test_render_and_commit_errors_are_one_line_with_the_right_exit_code(cli, spo
     r = cli("report", "commit", "19990101T0000Z-s-000000000000", "--digest", "x", "--json")
     assert r.code == 3 and r.json["error"]["code"] == 3
     assert cli("report", "profile", "nope", "--json").json["error"]["code"] == 3
+
+
+def test_profile_boxes_default_to_the_roster_labels_then_medulla(cli, make_repo, tmp_path):
+    a, b = make_repo("repo-a"), make_repo("Repo-B")
+    assert cli("roster", "add", str(a)).code == 0 and cli("roster", "add", str(b)).code == 0
+    here = make_repo("repo-here")
+    assert cli("report", "profile", "--json", cwd=here).json["boxes"] == ["repo-a", "Repo-B", "medulla"]
+
+
+def test_any_read_command_records_first_seen_letters_and_the_report_selects_by_that_time(
+        cli, spool_path, m1nd_home, monkeypatch):
+    write_spool(spool_path, [letter("seen by a sweep")])
+    monkeypatch.setenv("M1ND_NOW", "2026-05-01T10:00:00Z")
+    assert cli("sweep", "--json", "--no-distribute").code == 0
+    assert [l["observed_at"] for l in ledger_lines(m1nd_home)] == ["2026-05-01T10:00:00Z"]
+    doc = prepare(cli, "2026-05-01T14:00:00Z")  # seen at 10:00, before the 13:00 boundary
+    assert doc["entries"] == 1 and doc["period"]["start"] == "2026-05-01T10:00:00Z"

@@ -50,15 +50,16 @@ def canonical(text: str) -> str:
 def tree_state(path: Path) -> list:
     """Every entry under `path` with size, mtime and mode: to prove nothing was written.
 
-    `<home>/state/` is left out: the contract lets a read-only run keep the read model
-    there (section 6), and making it changes only the home directory's mtime."""
+    `<home>/state/` and `<home>/records/` are left out: the contract lets a read-only run
+    keep the read model and the coverage ledger there (section 6), and making them
+    changes only the home directory's mtime."""
     state = []
     home = os.environ["M1ND_HOME"]
-    private = os.path.join(home, "state")
+    private = (os.path.join(home, "state"), os.path.join(home, "records"))
     for dirpath, dirnames, filenames in os.walk(path):
         for name in dirnames + filenames:
             p = os.path.join(dirpath, name)
-            if p == private or p.startswith(private + os.sep):
+            if any(p == d or p.startswith(d + os.sep) for d in private):
                 continue
             st = os.lstat(p)
             state.append((p, st.st_size, None if p == home else st.st_mtime_ns, st.st_mode))

@@ -19,9 +19,17 @@ To = Annotated[Optional[str], typer.Option("--to", help="Sink: a directory (defa
 
 
 def _now(now):
-    from m1nd.clock import parse_now
+    """The command's clock.  `--now` becomes M1ND_NOW for the rest of this process, so
+    that everything the command calls (the read model's ledger records included)
+    keeps the same time."""
+    import os
 
-    return parse_now(now)
+    from m1nd.clock import parse_now, stamp
+
+    moment = parse_now(now)
+    if now:
+        os.environ["M1ND_NOW"] = stamp(moment)
+    return moment
 
 
 def _time(value: str | None, flag: str):
@@ -109,17 +117,15 @@ def profile_cmd(
     home: Home = None,
 ) -> None:
     """Show a profile's schedule, timezone and boxes (no effects)."""
-    from m1nd.paths import resolve_paths
+    from m1nd.reports.freeze import profile_boxes
     from m1nd.reports.profiles import find_profile
+
 
     o = _opts(ctx, json=json_out, home=home)
     with reporting(o.get("json", False)):
-        paths = resolve_paths(o.get("home"))
-        prof = find_profile(paths, name or o.get("profile"))
-        from m1nd import roster
-
-        default = [r.rstrip("/").rsplit("/", 1)[-1] for r in roster.load(paths)] + ["medulla"]
-        doc = prof.as_json(default)
+        run = open_run(o.get("home"), None, None)
+        prof = find_profile(run.paths, name or o.get("profile"))
+        doc = prof.as_json(profile_boxes(run, prof))
     if o.get("json"):
         output.emit_json(doc)
         return

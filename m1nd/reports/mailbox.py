@@ -3,10 +3,10 @@ model (m1nd.readmodel), keyed by full digest (two letters sharing a 12-hex id st
 two).  Reading never files and never changes a box.
 
 Coverage: every letter the read model has indexed is recorded in the ledger.  The
-model numbers its updates (generations); `<home>/state/ledger-sync` keeps the last
+model records what each of its updates saw first; it numbers its updates
+(generations, per database epoch), and `<home>/state/ledger-sync` keeps the last
 generation whose new letters are all in the ledger, so a command killed between the
-model's update and the ledger's append is caught up by the next one, whatever read
-command did the update.  Deleting the state makes the next read offer every letter
+model's update and the ledger's append is caught up by the next report command.  Deleting the state makes the next read offer every letter
 again, and the ledger, keyed by digest, adds none twice.
 """
 
@@ -29,17 +29,15 @@ def _sync_path(run: Run) -> str:
     return os.path.join(run.paths.state, "ledger-sync")
 
 
-def _synced(run: Run) -> int:
+def _synced(run: Run, epoch: str) -> int:
+    """The last generation of this model (epoch) whose new letters are all in the
+    ledger; 0 when unknown (a new or rebuilt model: offer every letter again)."""
     try:
         with open(_sync_path(run), "rb") as fh:
-            return int(fh.read().decode().strip() or 0)
+            saved_epoch, _, gen = fh.read().decode().strip().partition(" ")
+        return int(gen) if saved_epoch == epoch and epoch else 0
     except (OSError, ValueError, UnicodeDecodeError):
         return 0  # a cache: start over, the ledger dedups
-
-
-def _generation(model) -> int:
-    row = model.con.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()
-    return int(row[0]) if row else 0
 
 
 @dataclass
@@ -118,24 +116,22 @@ def observe(run: Run, observed_at: str) -> tuple[Union, list[ledger.Entry]]:
     may not have yet (those indexed since the last synced generation)."""
     from m1nd.readmodel import open_model
 
-    from m1nd.readmodel.store import db_path
-
     with lock_for(run.paths.locks, "ledger-sync", run.paths.home):
-        existed = os.path.exists(db_path(run.paths.state))
+        # open_model records what its own update saw first; this catches up whatever an
+        # earlier command indexed but did not get into the ledger (a kill in between).
         model = open_model(run)
-        synced = _synced(run)
-        generation = _generation(model)
-        if not existed or model.notes or not model.persistent or generation < synced:
-            synced = 0  # a new, rebuilt or in-memory model: its generations start over
+        epoch, generation = model.epoch, model.generation
+        synced = _synced(run, epoch) if model.persistent else 0
         added: list[ledger.Entry] = []
         if generation > synced or synced == 0:
             rows = model.letters(where="l.first_gen > ?", args=(synced,))
-            added = ledger.record(run.paths, ((r.id, r.digest) for r in rows), observed_at)
-            try:
-                ensure_dir(run.paths.state)
-                atomic_write(_sync_path(run), str(generation).encode(), sync=False)
-            except OSError:
-                pass
+            added = ledger.record(run.paths, ((r.id, r.digest) for r in rows), observed_at, create_home=True)
+            if model.persistent:
+                try:
+                    ensure_dir(run.paths.state)
+                    atomic_write(_sync_path(run), f"{epoch} {generation}".encode(), sync=False)
+                except OSError:
+                    pass
     problems = [s.problem for s in model.boxes if s.problem]
     malformed = sum(len(model.malformed(s)) for s in model.sources if s.fid is not None)
     labels = [s.label for s in model.readable_boxes()]
