@@ -68,11 +68,12 @@ def sweep(run: Run, distribute_first: bool = True, progress=None) -> Sweep:
 
 
 def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
-    receipt = distribute(run, progress=progress) if distribute_first else None
-    if receipt is not None:  # cases.md 2: escalation at the second witness, by filing commands only
-        from m1nd.cases.escalation import after_distribution
+    receipt = None
+    if distribute_first:  # cases.md 2: escalation at the second witness, by filing commands only
+        from m1nd.cases.escalation import after_distribution, before_distribution
 
-        receipt = after_distribution(run, receipt)
+        before = before_distribution(run)
+        receipt = after_distribution(run, distribute(run, progress=progress), before)
     union: dict[str, Letter] = {}
     try:
         spool = read_file(run.paths.spool)

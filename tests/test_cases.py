@@ -444,3 +444,18 @@ def test_a_box_replaced_by_git_is_looked_at_again(ws, m1nd_home):
     box.write_bytes(b"".join(l + b"\n" for l in kept))  # an older checkout: the escalation is gone
     assert run_cli("distribute").code == 0
     assert len([e for e in engine_lines(box) if e["fingerprint"] == "fp:store/wrong_route"]) == 1
+
+
+def test_a_waiting_escalation_is_filed_once_its_second_witness_is_filed(ws, spool_path):
+    w1 = letter(ts="2026-05-04T09:00:00Z", klass="bug", kind="crash", repo="repo-a", tool="seek", what="one")
+    w2 = letter(ts="2026-05-04T09:05:00Z", klass="bug", kind="crash", repo="repo-c", tool="seek", what="two")
+    write_spool(spool_path, [w1, w2])
+    assert run_cli("distribute").code == 0
+    assert run_cli("distribute").code == 0
+    repo_c = ws / "repo-c"
+    repo_c.mkdir()
+    os.system(f"git init -q {repo_c}")
+    assert run_cli("roster", "add", str(repo_c)).code == 0
+    assert run_cli("distribute").code == 0  # w2 is filed into repo-c, and its escalation with it
+    found = [e for e in engine_lines(repo_c / ".m1nd" / "inbox.jsonl") if e["fingerprint"] == "fp:seek/crash"]
+    assert len(found) == 1 and found[0]["repo"] == "repo-c"

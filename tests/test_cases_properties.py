@@ -95,7 +95,7 @@ def test_any_order_any_chunks_state_deleted_anywhere_gives_the_first_run_documen
                 if data.draw(st.booleans(), label="delete the state first"):
                     shutil.rmtree(os.path.join(home, "state"), ignore_errors=True)
                 doc_of(home, spool, root)
-        if data.draw(st.booleans(), label="a box replaced by git"):  # same letters, other order: a refold
+        if os.path.exists(box) and data.draw(st.booleans(), label="a box replaced by git"):  # a refold
             lines = [l for l in open(box, "rb").read().split(b"\n") if l]
             with open(box, "wb") as fh:
                 fh.write(b"".join(l + b"\n" for l in reversed(lines)))

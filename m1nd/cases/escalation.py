@@ -31,18 +31,44 @@ def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = No
     return compute(cases.fold, cases.kindless, cases.run.markers, allowed, runs)
 
 
-def escalate(run: Run) -> Escalated:
+@dataclass(frozen=True)
+class Before:
+    """What `before_distribution` saw of the spool."""
+
+    witness: bool  # a line not looked at yet may be a witness
+    looked: dict  # the look record, with the spool's entry moved past what was seen
+
+
+def before_distribution(run: Run) -> Before | None:
+    """The call sites' line before distributing: look at the spool's new bytes now, so
+    that the pass after the distribution has (almost) nothing left to read.  Never fails."""
+    from m1nd.cases import prescan
+
+    try:
+        witness, looked = prescan.look_at_spool(run, prescan.load(run))
+    except (OSError, ValueError):
+        return None
+    return Before(witness, looked)
+
+
+def escalate(run: Run, receipt=None, before: Before | None = None) -> Escalated:
+    """`receipt`: the distribution just run, whose own appends need no second look;
+    `before`: what `before_distribution` saw of the spool."""
     from m1nd import boxes
     from m1nd.cases import engine, prescan
 
     with lock_for(run.paths.locks, "distribute", run.paths.state):
-        looked, current = prescan.load(run), prescan.now(run)
-        if not prescan.anything_new(run, looked, current):
+        looked = before.looked if before is not None else prescan.load(run)
+        current = prescan.now(run)
+        appended = dict(receipt.appended_by_box) if receipt is not None else {}
+        if not (before is not None and before.witness) and not prescan.anything_new(run, looked, current, appended):
             if current != looked:
                 prescan.save(run, current)
             return Escalated((), (), ())
         escalated = _escalate(run, boxes, engine)
-        if not escalated.problems:
+        # What was looked at is remembered only when nothing waits or failed: a waiting
+        # escalation must be tried again at every filing, until its witness is in a box.
+        if not escalated.problems and not escalated.waiting:
             prescan.save(run, prescan.now(run))  # after our own appends (never witnesses)
         return escalated
 
@@ -72,7 +98,7 @@ def _escalate(run: Run, boxes, engine) -> Escalated:
     return Escalated(tuple(filed), tuple(waiting), tuple(problems))
 
 
-def after_distribution(run: Run, receipt):
+def after_distribution(run: Run, receipt, before: Before | None = None):
     """The call site's one line, right after a distribution that wrote: escalate, and
     return the receipt with any escalation problem added to its notes (a failure here
     never fails the distribution: the letters are filed, escalation catches up at the
@@ -84,7 +110,7 @@ def after_distribution(run: Run, receipt):
     if receipt is None:
         return None
     try:
-        problems = escalate(run).problems
+        problems = escalate(run, receipt, before).problems
     except M1ndError as exc:
         problems = (f"escalation skipped: {exc.message}",)
     except OSError as exc:

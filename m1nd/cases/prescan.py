@@ -3,11 +3,9 @@ of them be a witness?  If not, there is nothing new to escalate and the pass nee
 read model at all, which keeps every filing (the hook path, a first distribution of
 a large spool) as cheap as it was.
 
-It is a superset test on raw bytes: a line is parsed only when its lowercased bytes
-hold a marker that every witness's line must hold (a kind of the eight, a mapped
-misdelivery kind with `memory_misdelivery`, each backfill rule's words, or a `\\u`
-escape, which could spell any of them), and a parsed line counts only when
-`fingerprints.derive` gives it a fingerprint.  What was looked at is remembered per
+It is a superset test on raw bytes: a line is parsed only when it holds a marker that
+every witness's line must hold (see MARKERS), and a parsed line counts only when
+`fingerprints.derive` gives it a fingerprint.  A new backfill rule adds its marker.  What was looked at is remembered per
 file (device, inode, size) under `<home>/state/cases/`; a file replaced or shrunk is
 looked at again from its start.  A cache: deleting it only makes the next look longer.
 """
@@ -26,10 +24,14 @@ from m1nd.paths import ensure_dir
 from m1nd.run import Run
 
 BLOCK = 16 << 20
-_ALWAYS = tuple(k.encode() for k in fps.VOCABULARY) + (b"traceback (most recent call last)", b"\\u")
-# (marker, words the same line must also hold)
-_WITH = tuple((k.encode(), (b"memory_misdelivery",)) for k in fps.MISDELIVERY_KINDS) + (
-    (b"north", (b"honesty", b"memor")),
+# Every witness's line holds one of these bytes exactly: a `"kind"` key (the eight, and
+# the misdelivery mapping, both need one), a backfill rule's marker, or a `\u` escape
+# (which could spell any of them).  (marker, words the lowercased line must also hold)
+MARKERS = (
+    (b'"kind"', ()),
+    (b"\\u", ()),
+    (b"Traceback (most recent call last)", ()),  # traceback-crash
+    (b'"honesty"', (b"north", b"memor")),  # north-memory-emptiness
 )
 
 
@@ -76,33 +78,21 @@ def _line_at(block: bytes, at: int) -> tuple[int, int]:
 
 
 def _witness_in_block(block: bytes) -> bool:
-    lowered = block.lower()
     seen: set[int] = set()
-
-    def check(start: int, end: int) -> bool:
-        if start in seen:
-            return False
-        seen.add(start)
-        raw = block[start:end].rstrip(b"\r")
-        letter = parse(raw) if raw.strip() else None
-        return (letter is not None and not letter.is_mission and not is_receipt(letter)
-                and fps.derive(letter).fingerprint is not None)
-
-    for marker in _ALWAYS:
-        at = lowered.find(marker)
+    for marker, also in MARKERS:
+        at = block.find(marker)
         while at >= 0:
-            start, end = _line_at(lowered, at)
-            if check(start, end):
-                return True
-            at = lowered.find(marker, end)
-    for marker, also in _WITH:
-        at = lowered.find(marker)
-        while at >= 0:
-            start, end = _line_at(lowered, at)
-            line = lowered[start:end]
-            if all(w in line for w in also) and check(start, end):
-                return True
-            at = lowered.find(marker, end)
+            start, end = _line_at(block, at)
+            if start not in seen:
+                seen.add(start)
+                line = block[start:end]
+                if not also or all(w in line.lower() for w in also):
+                    raw = line.rstrip(b"\r")
+                    letter = parse(raw) if raw.strip() else None
+                    if (letter is not None and not letter.is_mission and not is_receipt(letter)
+                            and fps.derive(letter).fingerprint is not None):
+                        return True
+            at = block.find(marker, end)
     return False
 
 
@@ -128,11 +118,60 @@ def witness_in(path: str, start: int, end: int) -> bool:
         return bool(carry) and _witness_in_block(carry)
 
 
-def anything_new(run: Run, looked: dict, current: dict) -> bool:
-    """True when a file of the union holds bytes not looked at yet that may be a witness."""
-    for path, (dev, ino, size) in current.items():
+def _lines_between(path: str, start: int, end: int) -> int | None:
+    """How many `\n` the file has in [start, end), or None when the range does not
+    start at a line boundary (a torn line was completed: not bytes of our own)."""
+    try:
+        with open(path, "rb") as fh:
+            if start:
+                fh.seek(start - 1)
+                if fh.read(1) != b"\n":
+                    return None
+            fh.seek(start)
+            n, at = 0, start
+            while at < end:
+                chunk = fh.read(min(BLOCK, end - at))
+                if not chunk:
+                    break
+                n += chunk.count(b"\n")
+                at += len(chunk)
+            return n
+    except OSError:
+        return None
+
+
+def anything_new(run: Run, looked: dict, current: dict, appended: dict | None = None) -> bool:
+    """True when a file of the union holds bytes not looked at yet that may be a witness.
+
+    `appended` is {box path: letters this distribution appended}: when a box's new bytes
+    are exactly those lines, they are spool letters, looked at in the spool already."""
+    appended = appended or {}
+    spool = run.paths.spool
+    ordered = sorted(current.items(), key=lambda kv: kv[0] != spool)  # the spool first
+    for path, (dev, ino, size) in ordered:
         old = looked.get(path)
         start = old[2] if old and old[:2] == [dev, ino] and size >= old[2] else 0
-        if start < size and witness_in(path, start, size):
+        if start >= size:
+            continue
+        own = appended.get(path, 0)
+        if path != spool and own and (old is None or start > 0) and _lines_between(path, start, size) == own:
+            continue  # only the lines this distribution appended: spool letters, looked at there
+        if witness_in(path, start, size):
             return True
     return False
+
+
+def look_at_spool(run: Run, looked: dict) -> tuple[bool, dict]:
+    """Look at the spool's bytes not looked at yet (before a distribution files them):
+    (a witness may be among them, `looked` with the spool's entry moved to what was seen)."""
+    looked = dict(looked)
+    path = run.paths.spool
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False, looked
+    old = looked.get(path)
+    start = old[2] if old and old[:2] == [st.st_dev, st.st_ino] and st.st_size >= old[2] else 0
+    found = start < st.st_size and witness_in(path, start, st.st_size)
+    looked[path] = [st.st_dev, st.st_ino, st.st_size]
+    return found, looked

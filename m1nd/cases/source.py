@@ -26,7 +26,7 @@ from m1nd.fsutil import atomic_write
 from m1nd.paths import ensure_dir
 from m1nd.run import Run
 
-VERSION = 2
+VERSION = 3
 WANTED = f"{fps.RECEIPT_SQL} OR {fps.candidates_sql()}"
 
 
@@ -70,26 +70,9 @@ class Cases:
         self.close()
 
 
-# -- what is read from the read model beyond its documented API (see requests-9.md) ---
-
-def _union(model) -> tuple[str, list]:
-    return model._member_sql(None)
-
-
 def _content_key(model) -> list:
-    fids = [s.fid for s in model.sources if s.fid is not None]
-    rows = model.con.execute(f"SELECT fid, gen FROM files WHERE fid IN ({','.join('?' * len(fids))})", fids)
-    return [[s.kind, s.path, s.fid] for s in model.sources] + [sorted(map(list, rows.fetchall()))]
-
-
-def _generation(model) -> int:
-    return int(model.con.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()[0])
-
-
-def _count(model, where: str = "", args: tuple = ()) -> int:
-    member, margs = _union(model)
-    sql = "SELECT count(*) FROM letters l WHERE l.mission = 0" + member + (f" AND ({where})" if where else "")
-    return model.con.execute(sql, [*margs, *args]).fetchone()[0]
+    """[database epoch, the run's files, the union's content key]: equal keys, equal union."""
+    return [model.epoch, [[src.kind, src.path, src.fid] for src in model.sources], model.union_key()]
 
 
 # -- the fold cache -------------------------------------------------------------------
@@ -122,14 +105,14 @@ def _save(run: Run, key, gen: int, letters: int, fold: Fold) -> None:
 def fold_model(run: Run, model, cache: bool = True, write: bool = True) -> tuple[Fold, int]:
     """The fold over the model's union and its count of distinct non-mission letters."""
     key = _content_key(model)
-    gen = _generation(model)
+    gen = model.generation
     cached = _load(run) if cache and model.persistent else None
     if cached is not None and cached[0] == key:
         return cached[3], cached[2]
-    letters = _count(model)
-    if cached is not None and cached[0][:-1] == key[:-1]:  # the same files, new content
+    letters = model.count()
+    if cached is not None and cached[0][:2] == key[:2]:  # the same database and files, new content
         _, old_gen, old_letters, fold = cached
-        if old_letters + _count(model, "l.first_gen > ?", (old_gen,)) == letters:  # it only grew
+        if old_letters + model.count("l.first_gen > ?", (old_gen,)) == letters:  # it only grew
             for row in model.letters(where=f"l.first_gen > ? AND ({WANTED})", args=(old_gen,)):
                 fold.add(row)
             if write:

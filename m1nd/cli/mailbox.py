@@ -38,14 +38,15 @@ def open_read(home, spool, roots, no_distribute: bool):
     run = open_run(home, spool, roots)
     receipt = None
     if not no_distribute:
+        from m1nd.cases.escalation import after_distribution, before_distribution
+
+        before = before_distribution(run)  # cases.md 2: escalation at the second witness
         bar = output.Progress("distributing")
         try:
             receipt = run_distribute(run, progress=bar)
         finally:
             bar.close()
-        from m1nd.cases.escalation import after_distribution
-
-        receipt = after_distribution(run, receipt)  # cases.md 2: escalation at the second witness
+        receipt = after_distribution(run, receipt, before)
     model = open_model(run)
     for note in model.notes:
         output.warn(note)
@@ -198,17 +199,18 @@ def distribute(
     roots: Roots = None,
 ) -> None:
     """File every spool letter into the one box that owns it; print the receipt."""
-    from m1nd.cases.escalation import after_distribution
+    from m1nd.cases.escalation import after_distribution, before_distribution
     from m1nd.distribute import distribute as run_distribute
 
     with reporting(json_out):
         bar = output.Progress("distributing")
         try:
             run = open_run(home, spool, roots)
+            before = before_distribution(run)  # cases.md 2: escalation at the second witness
             receipt = run_distribute(run, progress=bar)
         finally:
             bar.close()
-        receipt = after_distribution(run, receipt)  # cases.md 2: escalation at the second witness
+        receipt = after_distribution(run, receipt, before)
     if json_out:
         output.emit_json(receipt.as_json())
     else:

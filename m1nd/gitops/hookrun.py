@@ -143,11 +143,13 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
         return ""
     try:
         run = open_run()
-        receipt = distribute(run)
         if name == STAGE_HOOK:  # post-* hooks never escalate (cases.md 2): the next filing command does
-            from m1nd.cases.escalation import after_distribution
+            from m1nd.cases.escalation import after_distribution, before_distribution
 
-            receipt = after_distribution(run, receipt)
+            before = before_distribution(run)
+            receipt = after_distribution(run, distribute(run), before)
+        else:
+            receipt = distribute(run)
     except M1ndError as exc:
         return f"m1nd: warning: the {name} hook filed nothing: {_one_line(exc)}\n"
     for problem in receipt.problems:
