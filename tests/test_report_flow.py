@@ -88,8 +88,8 @@ def test_colliding_ids_stay_two_ledger_entries():
 
     paths = resolve_paths()
     a, b = "abcdef123456" + "0" * 52, "abcdef123456" + "1" * 52
-    assert len(ledger.record(paths, [("abcdef123456", a), ("abcdef123456", b)], "2026-05-01T00:00:00Z")) == 2
-    assert ledger.record(paths, [("abcdef123456", a)], "2026-05-02T00:00:00Z") == []
+    assert len(ledger.record(paths, [("abcdef123456", a), ("abcdef123456", b)], "2026-05-01T00:00:00Z", create_home=True)) == 2
+    assert ledger.record(paths, [("abcdef123456", a)], "2026-05-02T00:00:00Z", create_home=True) == []
     assert list(ledger.load(paths)) == [a, b]
 
 
@@ -342,19 +342,19 @@ def test_the_ledger_index_answers_membership_and_notices_a_replaced_ledger():
 
     paths = resolve_paths()
     first = [(f"{i:012x}", f"{i:012x}" + "a" * 52) for i in range(5000)]
-    assert len(ledger.record(paths, first, "2026-05-01T00:00:00Z")) == 5000
-    assert ledger.record(paths, first[:10], "2026-05-01T00:00:01Z") == []  # builds the index
+    assert len(ledger.record(paths, first, "2026-05-01T00:00:00Z", create_home=True)) == 5000
+    assert ledger.record(paths, first[:10], "2026-05-01T00:00:01Z", create_home=True) == []  # builds the index
     assert os.path.exists(os.path.join(paths.state, "ledger-index"))
     more = [(f"{i:012x}", f"{i:012x}" + "b" * 52) for i in range(3)]
-    assert len(ledger.record(paths, more + first[:3], "2026-05-01T00:00:02Z")) == 3
-    assert ledger.record(paths, more, "2026-05-01T00:00:03Z") == []
+    assert len(ledger.record(paths, more + first[:3], "2026-05-01T00:00:02Z", create_home=True)) == 3
+    assert ledger.record(paths, more, "2026-05-01T00:00:03Z", create_home=True) == []
     # Another ledger in its place (restored from elsewhere): the index no longer matches it.
     path = ledger.ledger_path(paths)
     with open(path, "rb") as fh:
         data = fh.read()
     with open(path, "wb") as fh:
         fh.write(data.splitlines(keepends=True)[-1])
-    assert len(ledger.record(paths, first[:2], "2026-05-01T00:00:04Z")) == 2
+    assert len(ledger.record(paths, first[:2], "2026-05-01T00:00:04Z", create_home=True)) == 2
 
 
 def test_render_and_commit_errors_are_one_line_with_the_right_exit_code(cli, spool_path):
@@ -385,3 +385,11 @@ def test_any_read_command_records_first_seen_letters_and_the_report_selects_by_t
     assert [l["observed_at"] for l in ledger_lines(m1nd_home)] == ["2026-05-01T10:00:00Z"]
     doc = prepare(cli, "2026-05-01T14:00:00Z")  # seen at 10:00, before the 13:00 boundary
     assert doc["entries"] == 1 and doc["period"]["start"] == "2026-05-01T10:00:00Z"
+
+
+def test_a_read_without_a_home_records_nothing_and_creates_no_home(m1nd_home):
+    from m1nd import ledger
+    from m1nd.paths import resolve_paths
+
+    assert ledger.record(resolve_paths(), [("a" * 12, "a" * 64)], "2026-05-01T00:00:00Z") == []
+    assert not m1nd_home.exists()

@@ -162,9 +162,13 @@ def test_no_distribute_leaves_an_existing_home_state_and_boxes_byte_and_time_ide
     assert orjson.loads(done.stdout)["total"] == 4
     # The read model is the one thing a read-only run may keep (section 6): under
     # <home>/state/, next to the untouched cursor and indexes.
+    # So is the coverage ledger under <home>/records/ (with its lock and derived index
+    # under <home>/state/): only those, and the mtimes of the directories holding them.
     def without_model(entries: dict) -> dict:
-        return {k: (v if k != "m1nd-home/state" else v[:3]) for k, v in entries.items()
-                if "readmodel.sqlite3" not in k}
+        kept = {"m1nd-home", "m1nd-home/state", "m1nd-home/state/locks"}
+        return {k: (v if k not in kept else v[:3]) for k, v in entries.items()
+                if "readmodel.sqlite3" not in k and not k.startswith("m1nd-home/records")
+                and not k.startswith("m1nd-home/state/locks/ledger") and k != "m1nd-home/state/ledger-index"}
 
     assert without_model(listing(tmp_path)) == without_model(before)
 
