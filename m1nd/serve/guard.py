@@ -1,0 +1,119 @@
+"""The rules every request passes before any route sees it (serve.md §1).
+
+A plain ASGI middleware, in this order: the `Host` header must name the address
+served (421, against DNS rebinding); only GET and HEAD (405); with a token, the
+bearer token in the `Authorization` header, the cookie, or `?token=` once (401).
+Every response gets `Cache-Control: no-store` and the security headers; a response
+that set no Content-Security-Policy of its own gets the strict default.
+"""
+
+from __future__ import annotations
+
+import hmac
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qsl, urlencode
+
+STRICT_CSP = (
+    "default-src 'none'; img-src 'self' data:; form-action 'self'; "
+    "base-uri 'none'; frame-ancestors 'none'"
+)
+_ALWAYS = [
+    (b"cache-control", b"no-store"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+def cookie_name(port: int) -> str:
+    # Cookies ignore ports: two servers on one host must not overwrite each other's.
+    return f"m1nd_token_{port}"
+
+
+async def _plain(send, status: int, text: str, extra: list[tuple[bytes, bytes]] = (), head=False) -> None:
+    body = (text + "\n").encode()
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
+               *extra, *_ALWAYS, (b"content-security-policy", STRICT_CSP.encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": b"" if head else body})
+
+
+class Guard:
+    def __init__(self, app, allowed_hosts: frozenset[str], token: str | None, port: int) -> None:
+        self.app = app
+        self.allowed_hosts = allowed_hosts
+        self.token = token.encode() if token else None
+        self.cookie = cookie_name(port)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        headers = {}
+        for key, value in scope["headers"]:
+            headers.setdefault(key, value)
+        head = scope["method"] == "HEAD"
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        if host not in self.allowed_hosts:
+            await _plain(send, 421, "misdirected request: this server answers only to its own address", head=head)
+            return
+        if scope["method"] not in ("GET", "HEAD"):
+            await _plain(send, 405, "method not allowed: m1nd serve is read-only (GET, HEAD)",
+                         [(b"allow", b"GET, HEAD")], head=head)
+            return
+        set_cookie = None
+        if self.token is not None:
+            scope, verdict = self._authorize(scope, headers)
+            if verdict == "denied":
+                await _plain(send, 401, "unauthorized: send the token printed at start "
+                             "(Authorization: Bearer TOKEN, or ?token=TOKEN once)",
+                             [(b"www-authenticate", b'Bearer realm="m1nd"')], head=head)
+                return
+            if verdict == "query":
+                set_cookie = (f"{self.cookie}={self.token.decode()}; HttpOnly; SameSite=Strict; Path=/").encode()
+                if not scope["path"].startswith("/api/"):
+                    # Take the token out of the address bar (and history) at once.
+                    qs = scope["query_string"].decode("latin-1")
+                    location = scope["path"] + (f"?{qs}" if qs else "")
+                    await _plain(send, 303, "see other", [(b"location", location.encode("latin-1")),
+                                                          (b"set-cookie", set_cookie)], head=head)
+                    return
+
+        async def send_secured(message) -> None:
+            if message["type"] == "http.response.start":
+                out = [h for h in message.get("headers", []) if h[0].lower() != b"cache-control"]
+                names = {h[0].lower() for h in out}
+                out += _ALWAYS
+                if b"content-security-policy" not in names:
+                    out.append((b"content-security-policy", STRICT_CSP.encode()))
+                if set_cookie:
+                    out.append((b"set-cookie", set_cookie))
+                message = {**message, "headers": out}
+            await send(message)
+
+        await self.app(scope, receive, send_secured)
+
+    def _authorize(self, scope, headers):
+        """(scope with any `token` query parameter removed, 'ok' | 'query' | 'denied')."""
+        pairs = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+        offered = [v for k, v in pairs if k == "token"]
+        if offered:
+            rest = urlencode([(k, v) for k, v in pairs if k != "token"])
+            scope = {**scope, "query_string": rest.encode("latin-1")}
+        auth = headers.get(b"authorization", b"")
+        if auth[:7].lower() == b"bearer " and hmac.compare_digest(auth[7:].strip(), self.token):
+            return scope, "ok"
+        if len(offered) == 1 and hmac.compare_digest(offered[0].encode("latin-1", "replace"), self.token):
+            return scope, "query"
+        raw_cookie = headers.get(b"cookie")
+        if raw_cookie:
+            jar = SimpleCookie()
+            try:
+                jar.load(raw_cookie.decode("latin-1"))
+            except Exception:  # a malformed Cookie header is simply no cookie
+                jar = SimpleCookie()
+            morsel = jar.get(self.cookie)
+            if morsel is not None and hmac.compare_digest(morsel.value.encode("latin-1", "replace"), self.token):
+                return scope, "ok"
+        return scope, "denied"

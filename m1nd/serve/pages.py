@@ -1,0 +1,369 @@
+"""The HTML pages (serve.md §3): plain documents that work without JavaScript.
+
+Every value that comes from a letter, a path or a query passes through `text()` or
+`attr()`; nothing else is ever put into a page. No script, no external resource:
+the stylesheet is inline and allowed by its hash.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, replace
+from urllib.parse import quote, urlencode
+
+import orjson
+
+from m1nd import __version__
+from m1nd.errors import UsageError
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK, is_receipt
+from m1nd.serve.source import SPOOL_ROW, IndexData, ThreadData
+from m1nd.serve.style import CSS, CSS_HASH
+
+PAGE_CSP = (f"default-src 'none'; style-src {CSS_HASH}; img-src 'self' data:; form-action 'self'; "
+            "base-uri 'none'; frame-ancestors 'none'")
+STATE_WORD = {WET_INK: "open", IN_FLIGHT: "in flight", FIRED_CLAY: "answered", EXTERNAL: "external"}
+# the page's state filter -> the fates it keeps
+STATE_FILTER = {"open": OPEN_STATES, "in_flight": (IN_FLIGHT,), "answered": (FIRED_CLAY,),
+                "external": (EXTERNAL,), "all": (WET_INK, IN_FLIGHT, FIRED_CLAY, EXTERNAL)}
+STATE_CHOICE = {"open": "open", "in_flight": "in flight", "answered": "answered", "external": "external", "all": "all"}
+PAGE_SIZE = 50
+MAX_LIMIT = 500
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+ID_PREFIX = re.compile(r"^[0-9a-fA-F]{4,12}$")
+
+
+def _visible(match: re.Match) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+def text(value) -> str:
+    """A value as page text: control characters shown as `\\xNN`, HTML escaped."""
+    return html.escape(_CONTROL.sub(_visible, str(value)), quote=True)
+
+
+def line(value) -> str:
+    """One-line text for list views: a newline never starts a line of its own."""
+    return text(str(value).replace("\r\n", "\n").replace("\n", " ⏎ ").replace("\t", " "))
+
+
+def attr(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+@dataclass(frozen=True)
+class Filters:
+    state: str = "open"
+    box: str = ""
+    agent: str = ""
+    klass: str = ""
+    tool: str = ""
+    since: str = ""
+    until: str = ""
+    q: str = ""
+    replies: bool = False
+    offset: int = 0
+    limit: int = PAGE_SIZE
+
+    @classmethod
+    def parse(cls, params) -> "Filters":
+        def one(key: str) -> str:
+            values = params.getlist(key)
+            if len(values) > 1:
+                raise UsageError(f"filter {key!r} given more than once")
+            return values[0].strip() if values else ""
+
+        state = one("state") or "open"
+        if state not in STATE_FILTER:
+            raise UsageError(f"unknown state {state!r} (choose from {', '.join(STATE_FILTER)})")
+
+        def number(key: str, default: int, low: int, high: int) -> int:
+            raw = one(key)
+            if not raw:
+                return default
+            if not raw.isdigit() or not low <= int(raw) <= high:
+                raise UsageError(f"{key} must be a whole number from {low} to {high}")
+            return int(raw)
+
+        made = cls(state=state, box=one("box"), agent=one("agent"), klass=one("class"), tool=one("tool"),
+                   since=one("since"), until=one("until"), q=one("q"), replies=one("replies") in ("1", "on", "yes"),
+                   offset=number("offset", 0, 0, 10**9), limit=number("limit", PAGE_SIZE, 1, MAX_LIMIT))
+        made.core()  # the CLI's checks, with its messages
+        return made
+
+    def core(self):
+        """The same filters as `m1nd sweep`'s options (m1nd.views), which decide the match."""
+        from m1nd.views import make_filters
+
+        return make_filters(self.state, self.agent or None, self.klass or None, self.tool or None,
+                            self.since or None, self.until or None, default_state="open")
+
+    def query(self, **change) -> str:
+        """This filter set (with `change` applied, offset reset unless given) as a link."""
+        f = replace(self, **({"offset": 0} | change))
+        pairs = [("state", f.state if f.state != "open" else ""), ("box", f.box), ("agent", f.agent),
+                 ("class", f.klass), ("tool", f.tool), ("since", f.since), ("until", f.until), ("q", f.q),
+                 ("replies", "1" if f.replies else ""), ("offset", str(f.offset) if f.offset else ""),
+                 ("limit", str(f.limit) if f.limit != PAGE_SIZE else "")]
+        qs = urlencode([(k, v) for k, v in pairs if v])
+        return "/" + (f"?{qs}" if qs else "")
+
+
+NAV = (("letters", "/", "Letters"), ("cases", "/cases", "Cases"), ("reports", "/reports", "Reports"))
+
+
+def layout(title: str, body: str, here: str = "letters", nav=NAV) -> str:
+    here_attr = ' class="here"'
+    links = "".join(f'<a href="{attr(href)}"{here_attr if key == here else ""}>{text(word)}</a>'
+                    for key, href, word in nav)
+    return (
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<meta name=\"color-scheme\" content=\"light dark\"><title>{text(title)} · m1nd</title>"
+        "<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\">"
+        f"<style>{CSS}</style></head><body>"
+        f"<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">m1nd</a><nav>{links}</nav></div></header>"
+        f"<main>{body}</main><footer>m1nd {text(__version__)} · read-only</footer></body></html>\n"
+    )
+
+
+def _count(f: Filters, label: str, key: str, number: int, state: str | None) -> str:
+    inner = f'<span class="dot {key}"></span>{text(label)} <b>{number}</b>'
+    if state is None:
+        return f"<span>{inner}</span>"
+    return f'<a href="{attr(f.query(state=state))}">{inner}</a>'
+
+
+def boxes_section(data: IndexData, f: Filters) -> str:
+    cards = []
+    for box in data.boxes:
+        c, label = box.counts, box.label
+        g = replace(f, box=label)
+        counts = "".join([
+            _count(g, "open work", "open_work", c["open_work"], "open"),
+            _count(g, "in flight", IN_FLIGHT, c[IN_FLIGHT], "in_flight"),
+            _count(g, "answered", FIRED_CLAY, c[FIRED_CLAY], "answered"),
+            _count(g, "external", EXTERNAL, c[EXTERNAL], "external"),
+            _count(g, "total", "total", c["total"], "all"),
+        ])
+        where = box.path or ("letters that wait in the spool: not filed into any box yet"
+                             if label == SPOOL_ROW else "private to this home")
+        here = " here" if f.box == label else ""
+        cards.append(f'<div class="card box{here}"><a class="label" href="{attr(f.query(box=label))}">{text(label)}</a>'
+                     f'<div class="meta">{text(where)}</div><div class="counts">{counts}</div></div>')
+    if not cards:
+        return '<p class="empty">No boxes yet: no letter has been filed.</p>'
+    return '<div class="boxes">' + "".join(cards) + "</div>"
+
+
+def _option(value: str, word: str, chosen: str) -> str:
+    sel = " selected" if value == chosen else ""
+    return f'<option value="{attr(value)}"{sel}>{text(word)}</option>'
+
+
+def filter_form(data: IndexData, f: Filters) -> str:
+    states = "".join(_option(k, w, f.state) for k, w in STATE_CHOICE.items())
+    labels = [b.label for b in data.boxes]
+    if f.box and f.box not in labels:
+        labels.append(f.box)
+    boxes = _option("", "every box", f.box) + "".join(_option(label, label, f.box) for label in labels)
+
+    def field(name: str, label: str, value: str, extra: str = "") -> str:
+        return f'<label>{text(label)}<input type="text" name="{name}" value="{attr(value)}"{extra}></label>'
+
+    return (
+        '<form class="filters" method="get" action="/">'
+        f'<label class="wide">search in what<input type="search" name="q" value="{attr(f.q)}" placeholder="text in the letter"></label>'
+        f'<label>state<select name="state">{states}</select></label>'
+        f'<label>box<select name="box">{boxes}</select></label>'
+        + field("agent", "agent", f.agent) + field("class", "class", f.klass) + field("tool", "tool", f.tool)
+        + field("since", "since", f.since, ' placeholder="2026-05-01"')
+        + field("until", "until", f.until, ' placeholder="2026-05-03T12:00:00Z"')
+        + f'<label class="check"><input type="checkbox" name="replies" value="1"{" checked" if f.replies else ""}>include replies</label>'
+        + '<div class="actions"><button type="submit">Filter</button><a href="/">clear</a></div></form>'
+    )
+
+
+def state_chips(f: Filters) -> str:
+    chips = []
+    for key, word in STATE_CHOICE.items():
+        here = " here" if key == f.state else ""
+        chips.append(f'<a class="chip{here}" href="{attr(f.query(state=key))}">{text(word)}</a>')
+    return '<div class="chips">' + "".join(chips) + "</div>"
+
+
+def badge(letter, state: str) -> str:
+    """The fate, or for a reply (work done, not work to do) what kind of reply."""
+    if letter.answers:
+        word = "receipt" if is_receipt(letter) else "reply"
+        return f'<span class="state reply" title="{attr(STATE_WORD[state])}">{word}</span>'
+    return f'<span class="state {state}">{text(STATE_WORD[state])}</span>'
+
+
+def _letter_link(lid: str) -> str:
+    return f"/letters/{quote(lid)}"
+
+
+def letter_row(item, f: Filters) -> str:
+    letter, state, box = item.row, item.state, item.box
+    bits = [f'<span>{line(letter.ts) or "no time"}</span>',
+            f'<a href="{attr(f.query(box=box))}">{text(box)}</a>']
+    for key, word, value in (("agent", "agent", letter.agent), ("klass", "class", letter.klass),
+                             ("tool", "tool", letter.tool)):
+        if value:
+            bits.append(f'<a href="{attr(f.query(**{key: value}))}" title="{attr(word)}">{line(value)}</a>')
+    bits.append(f'<a class="id" href="{attr(_letter_link(letter.id))}">{text(letter.id)}</a>')
+    if item.replies:
+        bits.append(f'<span>{item.replies} repl{"y" if item.replies == 1 else "ies"}</span>')
+    what = line(letter.what) or '<span class="muted">(no text)</span>'
+    kind = "reply" if letter.answers else state
+    return (f'<li class="{kind}">{badge(letter, state)}'
+            f'<a class="what" href="{attr(_letter_link(letter.id))}">{what}</a><div class="meta">{"".join(bits)}</div></li>')
+
+
+def index(data: IndexData, f: Filters) -> str:
+    notices = "".join(f'<div class="notice">{text(p)}</div>' for p in data.problems)
+    notices += "".join(f'<div class="notice">box {text(label)} is unreachable (its root is not a directory here)</div>'
+                       for label in data.unreachable)
+    shown = (f"{f.offset + 1}–{f.offset + len(data.letters)} of {data.total}" if data.letters
+             else f"0 of {data.total}")
+    rows = "".join(letter_row(item, f) for item in data.letters)
+    pager = [f'<a href="{attr(f.query(offset=max(0, f.offset - f.limit)))}">← newer</a>' if f.offset > 0
+             else "<span></span>"]
+    if f.offset + f.limit < data.total:
+        pager.append(f'<a href="{attr(f.query(offset=f.offset + f.limit))}">older →</a>')
+    body = (
+        f"{notices}<h1>Mailbox</h1>{boxes_section(data, f)}"
+        f"{filter_form(data, f)}{state_chips(f)}"
+        f'<h2>Letters: {text(STATE_CHOICE[f.state])}{", " + text(f.box) if f.box else ""} '
+        f'<span class="muted">({text(shown)}, newest first)</span></h2>'
+        + (f'<ul class="ledger">{rows}</ul>' if rows else '<p class="empty">No letter matches these filters.</p>')
+        + f'<div class="pager">{"".join(pager)}</div>'
+    )
+    return layout("Mailbox", body)
+
+
+# the thread of one letter ------------------------------------------------------
+
+KNOWN_FIELDS = ("ts", "agent", "class", "kind", "repo", "brain", "tool")
+TEXT_FIELDS = ("what", "expected", "snippet")
+
+
+def _ids(ids) -> str:
+    return " ".join(f'<a class="id" href="{attr(_letter_link(a))}">{text(a)}</a>' for a in ids)
+
+
+def _fields(card) -> str:
+    raw, state = card.fields, card.state
+    rows = [("id", f'<span class="id nw">{text(card.row.id)}</span>'),
+            ("state", f'<span class="state {state}">{text(STATE_WORD[state])}</span>'
+                      + (" <span class=\"muted\">(a reply: work done, not work to do)</span>"
+                         if card.row.answers else "")),
+            ("box", text(card.box))]
+    for key in KNOWN_FIELDS:
+        if raw.get(key) not in ("", None):
+            rows.append((key, text(raw[key])))
+    for key in TEXT_FIELDS:
+        if raw.get(key):
+            rows.append((key, f"<pre>{text(raw[key])}</pre>"))
+    if card.row.answers:
+        rows.append(("answers", _ids(card.row.answers)))
+    if card.answered_by:
+        rows.append(("answered by", _ids(card.answered_by)))
+    for key in sorted(k for k in raw if k not in KNOWN_FIELDS + TEXT_FIELDS + ("answers",)):
+        value = raw[key]
+        shown = value if isinstance(value, str) else orjson.dumps(value).decode()
+        rows.append((key, f"<pre>{text(shown)}</pre>"))
+    return '<dl class="facts">' + "".join(f"<dt>{text(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
+
+
+def _card(card, focus: str) -> str:
+    lid = card.row.id
+    cls = " focus" if lid == focus else ""
+    head = (f'{badge(card.row, card.state)}<a class="what" href="{attr(_letter_link(lid))}">'
+            f'{line(card.row.what) or "(no text)"}</a>')
+    kind = "reply" if card.row.answers else card.state
+    return f'<div class="card letter {kind}{cls}" id="l-{attr(lid)}">{head}{_fields(card)}</div>'
+
+
+def thread(data: ThreadData) -> str:
+    def tree(ids: list[str]) -> str:
+        return '<ul class="thread">' + "".join(
+            f"<li>{_card(data.cards[k], data.focus)}{tree(data.children[k]) if data.children.get(k) else ''}</li>"
+            for k in ids) + "</ul>"
+
+    count = len(data.roots) + sum(len(v) for v in data.children.values())
+    body = (f'<p><a href="/">← mailbox</a></p><h1>Letter <span class="id nw">{text(data.focus)}</span></h1>'
+            f'<p class="muted">Its thread: {count} letter{"s" if count != 1 else ""}, oldest first; '
+            f'this letter is outlined.</p>{tree(data.roots)}')
+    return layout(f"Letter {data.focus}", body)
+
+
+CASE_STATE = {"open": "wet_ink", "answered": "in_flight", "closed·guarded": "fired_clay"}
+
+
+def cases(doc: dict) -> str:
+    """Every fingerprint (a tool family and a symptom kind) with its witnesses, its
+    escalation letter and its case, as `m1nd cases --json` has them."""
+    items = []
+    for entry in doc.get("fingerprints", []):
+        case = entry.get("case")
+        witnesses = entry.get("witnesses", [])
+        if case:
+            tone = CASE_STATE.get(case.get("state"), "external")
+            head = f'<span class="state {tone}">{text(case.get("state", ""))}</span>'
+            sentinel = case.get("sentinel")
+            extra = (f'<span>receipt {_ids([case["receipt"]]) if case.get("receipt") else ""}</span>'
+                     + (f'<span>disposition {text(case["disposition"])}</span>' if case.get("disposition") else "")
+                     + (f'<span>sentinel {text(sentinel)}</span>' if sentinel else ""))
+        else:
+            tone, head, extra = "reply", '<span class="state reply">no case</span>', ""
+        escalation = entry.get("escalation")
+        esc = f"<span>escalation {_ids([escalation])}</span>" if escalation else ""
+        shown = _ids(witnesses[:8]) + (f" and {len(witnesses) - 8} more" if len(witnesses) > 8 else "")
+        items.append(
+            f'<li class="{tone}">{head}<span class="what">{text(entry.get("fingerprint", ""))}</span>'
+            f'<div class="meta"><span>{len(witnesses)} witness{"es" if len(witnesses) != 1 else ""}: {shown}</span>'
+            f"{esc}{extra}</div></li>")
+    listing = (f'<ul class="ledger">{"".join(items)}</ul>' if items
+               else '<p class="empty">No fingerprint yet: letters carry a <code>kind</code> to be grouped.</p>')
+    kindless = doc.get("kindless", 0)
+    body = (f"<h1>Cases</h1><p class=\"muted\">{len(items)} fingerprint{'s' if len(items) != 1 else ''}, sorted by "
+            f"name; {text(kindless)} kindless letter{'s' if kindless != 1 else ''} (no kind, never guessed).</p>"
+            f"{listing}")
+    return layout("Cases", body, here="cases")
+
+
+def reports(rows: list[dict]) -> str:
+    """Delivered reports, newest first, each opening its stored HTML."""
+    if not rows:
+        listing = ('<p class="empty">No report delivered yet: <code>m1nd report</code> makes one '
+                   "(see the README's Reports section).</p>")
+    else:
+        items = []
+        for r in rows:
+            period = r.get("period") or {}
+            verified = ('<span class="badge ok">verified</span>' if r.get("verified")
+                        else '<span class="badge warn">not read back</span>')
+            items.append(
+                f'<li><a class="what" href="/reports/{attr(quote(r["run_id"]))}">'
+                f'{text(r.get("profile", ""))} · {text(period.get("start", ""))} → {text(period.get("end", ""))}</a>'
+                f' {verified}<div class="meta"><span>delivered {text(r.get("delivered_at", ""))}</span>'
+                f'<span>{text(r.get("kind", ""))}</span><span>{text(r.get("classification", ""))}</span>'
+                f'<span>to {text(r.get("sink", ""))}</span><span class="id">{text(r["run_id"])}</span></div></li>')
+        listing = f'<ul class="ledger">{"".join(items)}</ul>'
+    return layout("Reports", f"<h1>Delivered reports</h1><p class=\"muted\">Newest first; "
+                             f"{len(rows)} in all.</p>{listing}", here="reports")
+
+
+def candidates(ident: str, ids: list[str]) -> str:
+    links = "".join(f'<li><a class="id" href="/letters/{attr(quote(i))}">{text(i)}</a></li>' for i in ids)
+    body = (f'<h1>Which letter?</h1><p>The prefix <span class="id nw">{text(ident)}</span> names '
+            f"{len(ids)} letters:</p><ul>{links}</ul>")
+    return layout("Ambiguous id", body)
+
+
+def problem(status: int, message: str) -> str:
+    titles = {400: "Bad request", 404: "Not found", 500: "Something went wrong"}
+    title = titles.get(status, "Error")
+    return layout(title, f'<h1>{text(title)}</h1><p>{text(message)}</p><p><a href="/">← mailbox</a></p>')

@@ -1,0 +1,517 @@
+"""Where the server's answers come from: the same core functions the commands call,
+over a run opened for each request (so a roster change is seen at once).
+
+Answers that cost a full read are kept and reused for as long as the files they
+were computed from are unchanged (inode, size and mtime of the spool, of every box
+and of its `.m1nd/` directory, plus the roots and foreign markers of the run), so
+repeated requests never re-read every letter; the first request after a change
+computes once, however many requests wait for it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from io import BytesIO
+
+import orjson
+
+from m1nd.errors import M1ndError, NotFound
+from m1nd.run import Run, open_run
+from m1nd.serve import documents
+from m1nd.serve.documents import Doc
+
+SPOOL_ROW = "spool"
+PAGE_PATIENCE = 1.0  # seconds a page waits for a fresh build before showing the last one  # letters that wait in the spool (not filed into any box)
+
+
+def _stat(path: str):
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return ("missing", exc.errno)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
+
+
+def fingerprint(run: Run) -> tuple:
+    files = [run.paths.spool]
+    for box in run.boxes():
+        files += [box.path, os.path.dirname(box.path)]
+    return (
+        tuple(_stat(p) for p in files),
+        tuple((r.path, r.real, r.reachable) for r in run.roots.roots),
+        run.markers,
+    )
+
+
+def box_fingerprint(run: Run, box) -> tuple:
+    """What `m1nd box` reads: that box alone (fates come from it alone)."""
+    return ((_stat(box.path), _stat(os.path.dirname(box.path))), box.path, run.markers)
+
+
+class _Job:
+    def __init__(self, fp) -> None:
+        self.fp = fp
+        self.done = threading.Event()
+        self.value = None
+        self.error: BaseException | None = None
+
+
+class Kept:
+    """A small store of computed answers, each valid for one fingerprint of the files
+    it was computed from. One build per key at a time; requests for the same state
+    of the files wait for it rather than compute it again.
+
+    With `stale_for` (pages), a request that finds only an answer for an older state
+    of the files waits that many seconds for the new one, then answers with the older
+    one while the build goes on: under a steady stream of arrivals a page is at most
+    one build old instead of every reader waiting on every build. JSON routes never
+    take a stale answer."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+        self.building: dict = {}
+
+    def get(self, key, fp, build, stale_for: float = 0.0):
+        while True:
+            with self.lock:
+                hit = self.items.get(key)
+                if hit is not None and hit[0] == fp:
+                    self.items.move_to_end(key)
+                    return hit[1]
+                job = self.building.get(key)
+                mine = job is None
+                if mine:
+                    job = self.building[key] = _Job(fp)
+            stale = stale_for > 0 and hit is not None
+            if mine and stale:
+                threading.Thread(target=self._run, args=(key, job, build), daemon=True).start()
+            elif mine:
+                self._run(key, job, build)
+            if stale:
+                if job.done.wait(stale_for) and job.error is None and job.fp == fp:
+                    return job.value
+                return hit[1]
+            job.done.wait()
+            if job.fp == fp:
+                if job.error is not None:
+                    raise job.error
+                return job.value
+            # built for another state of the files: go again for this one
+
+    def _run(self, key, job: _Job, build) -> None:
+        try:
+            job.value = build()
+        except BaseException as exc:  # handed to every request waiting on this build
+            job.error = exc
+        else:
+            with self.lock:
+                self.items[key] = (job.fp, job.value)
+                self.items.move_to_end(key)
+                while len(self.items) > self.size:
+                    self.items.popitem(last=False)
+        finally:
+            with self.lock:
+                if self.building.get(key) is job:
+                    del self.building[key]
+            job.done.set()
+
+
+class Mailbox:
+    """The server's view of one home: the options `m1nd serve` was given."""
+
+    def __init__(self, home=None, spool=None, roots=None, cwd=None) -> None:
+        self.home, self.spool, self.roots = home, spool, list(roots or [])
+        self.cwd = cwd or os.getcwd()
+        self.kept = Kept()
+
+    def run(self, tolerant: bool = False) -> Run:
+        return open_run(home=self.home, spool=self.spool, extra_roots=self.roots, cwd=self.cwd,
+                        tolerant=tolerant)
+
+    @contextmanager
+    def model(self, run: Run, only=None):
+        """The read model, brought current for this request (with `only`, the spool
+        and that one box)."""
+        from m1nd.readmodel import open_model
+
+        model = open_model(run, only=only)
+        try:
+            for note in model.notes:
+                _say_once(note)
+            yield model
+        finally:
+            model.close()
+
+    def _kept(self, key, run: Run, build, fp=None, stale_for: float = 0.0):
+        return self.kept.get(key, fingerprint(run) if fp is None else fp, build, stale_for)
+
+    # JSON routes -------------------------------------------------------------
+
+    def inbox_sweep(self) -> Doc:
+        """`m1nd --inbox-sweep --no-distribute`: the v0 document (also when a box is
+        refused, as the command prints it before exiting 1)."""
+        try:
+            run = self.run()
+            return self._kept("sweep-doc", run, lambda: self._sweep_doc(run))
+        except M1ndError as exc:
+            return documents.error(exc)
+
+    def _sweep_doc(self, run: Run) -> Doc:
+        from m1nd.sweep import write_document
+
+        out = BytesIO()
+        with self.model(run) as model:
+            write_document(run, model, None, out)
+        return Doc(200, out.getvalue())
+
+    def box(self, selector: str | None, given: dict[str, str]) -> Doc:
+        """`m1nd box SELECTOR --json` with the box filters `given` (state, agent,
+        class, tool, since, until: a parameter present counts, as an option given
+        on the command line does)."""
+        try:
+            from m1nd.boxview import select_box
+            from m1nd.views import make_filters
+
+            make_filters(given.get("state"), given.get("agent"), given.get("class"), given.get("tool"),
+                         given.get("since"), given.get("until"), default_state="all")  # its errors first
+            run = self.run()
+            key = ("box", selector, tuple(sorted(given.items())))
+            fp = box_fingerprint(run, select_box(run, selector))
+            return self._kept(key, run, lambda: self._box_doc(run, selector, given), fp=fp)
+        except M1ndError as exc:
+            return documents.error(exc)
+
+    def _box_doc(self, run: Run, selector: str | None, given: dict[str, str]) -> Doc:
+        from m1nd.boxview import box_json, select_box
+
+        out = BytesIO()
+        # the model brought current for the spool and this one box (the filters were checked first)
+        with self.model(run, only=select_box(run, selector)) as model:
+            box_json(run, selector, out, state=given.get("state"), agent=given.get("agent"),
+                     klass=given.get("class"), tool=given.get("tool"), since=given.get("since"),
+                     until=given.get("until"), model=model)
+        return Doc(200, out.getvalue())
+
+    def show(self, given: str) -> Doc:
+        """`m1nd show ID --json`."""
+        try:
+            run = self.run()
+            return self._kept(("show", given), run, lambda: self._show_doc(run, given))
+        except M1ndError as exc:
+            return documents.error(exc)
+
+    def _show_doc(self, run: Run, given: str) -> Doc:
+        from m1nd.show import show_json
+
+        with self.model(run) as model:
+            return documents.ok(show_json(model, given))
+
+    def doctor(self) -> Doc:
+        """`m1nd doctor --json`, status 200 even when a check is an error. Not kept:
+        its checks look at more than the mailbox files (hooks, consent, the clock)."""
+        from m1nd.clock import parse_now
+        from m1nd.doctor import diagnose
+        from m1nd.readmodel import open_model
+
+        try:  # the steps of m1nd/cli/doctor.py
+            moment = parse_now(None)
+            run = self.run(tolerant=True)
+            try:
+                model = open_model(run)
+            except M1ndError:
+                model = None  # the spool cannot be read: diagnose says so
+            if model is None:
+                return documents.ok(diagnose(run, moment).as_json())
+            try:
+                for note in model.notes:
+                    _say_once(note)
+                return documents.ok(diagnose(run, moment, model).as_json())
+            finally:
+                model.close()
+        except M1ndError as exc:
+            return documents.error(exc)
+
+    # cases (issue 11) --------------------------------------------------------
+
+    def cases_doc(self) -> dict:
+        """The document of `m1nd cases --json`, as that command builds it. Not kept:
+        it also depends on the records (sentinel allowlist, last runs)."""
+        from m1nd.cases import records
+        from m1nd.cases.escalation import overlay_of
+        from m1nd.cases.source import open_cases
+
+        run = self.run()
+        allowed, runs = records.allowlist(run.paths), records.last_runs(run.paths)
+        with open_cases(run) as cases:
+            for note in cases.notes:
+                _say_once(note)
+            for problem in cases.problems:
+                _say_once(f"{problem} (its letters are left out)")
+            return overlay_of(cases, allowed, runs).as_json()
+
+    def cases(self) -> Doc:
+        try:
+            return documents.ok(self.cases_doc())
+        except M1ndError as exc:
+            return documents.error(exc)
+
+    # reports (issue 10's store) ---------------------------------------------
+
+    def _paths(self):
+        from m1nd.paths import resolve_paths
+
+        return resolve_paths(self.home, self.spool)
+
+    def delivered(self) -> list[dict]:
+        """Every delivered report, newest first (by delivery time, then run id), as
+        `m1nd report list` orders them."""
+        from m1nd.reports import store
+        from m1nd.reports.profiles import load_profiles
+
+        paths = self._paths()
+        rows = []
+        for name in load_profiles(paths):
+            for r in store.load_state(paths, name).receipts:
+                rows.append({k: r[k] for k in ("run_id", "profile", "kind", "classification", "period",
+                                                "delivered_at", "sink", "digest", "verified")})
+        rows.sort(key=lambda r: r["run_id"], reverse=True)
+        rows.sort(key=lambda r: r["delivered_at"], reverse=True)
+        return rows
+
+    def reports(self, limit: str | None, offset: str | None) -> Doc:
+        """`m1nd report list --json [--limit N] [--offset K]`."""
+        try:
+            low = _int_option("--limit", limit, 100)
+            skip = _int_option("--offset", offset, 0)
+            rows = self.delivered()
+            window = rows[skip:skip + low]
+            return documents.ok({"reports": window, "returned": len(window), "total": len(rows),
+                                 "truncated": skip + len(window) < len(rows)})
+        except M1ndError as exc:
+            return documents.error(exc)
+
+    def report_html(self, run_id: str) -> bytes:
+        """A delivered report's HTML: the frozen run rendered, checked against its
+        digests, the same bytes its directory sink stored."""
+        from m1nd.reports import render, store
+        from m1nd.reports.freeze import is_run_id
+
+        if not is_run_id(run_id) or not any(r["run_id"] == run_id for r in self.delivered()):
+            raise NotFound(f"no delivered report {run_id}")
+        frozen = store.load_frozen(self._paths(), run_id)
+        if frozen is None:
+            raise NotFound(f"no delivered report {run_id}")
+        return render.render(frozen, "html")
+
+    # pages -------------------------------------------------------------------
+
+    def index(self, filters, render):
+        """The mailbox page for these filters: rendered once per state of the files."""
+        run = self.run()
+        return self._kept(("index", filters), run, lambda: render(self._index_data(run, filters)),
+                          stale_for=PAGE_PATIENCE)
+
+    def letter(self, ident: str, render):
+        run = self.run()
+        return self._kept(("letter", ident), run, lambda: render(self._thread_data(run, ident)),
+                          stale_for=PAGE_PATIENCE)
+
+    def _index_data(self, run: Run, f) -> "IndexData":
+        with self.model(run) as model:
+            graph = model.graph()
+            rows, not_filed = model.box_counts()
+            boxes = [BoxData(s.label, s.root, c) for s, c in rows]
+            if not_filed:
+                boxes.append(BoxData(SPOOL_ROW, None, not_filed))
+            problems = [f"box {s.label}: {s.problem}" for s in model.boxes if s.problem]
+            unreachable = sorted({r.label for r in run.roots.unreachable})
+            scope, where, args = _letters_sql(model, f)
+            matches = f.core().matches
+            # Open work of every box, or of one, is already counted: stop at the page's end.
+            quick = (f.state == "open" and not f.replies and not (f.agent or f.klass or f.tool or f.since
+                                                                  or f.until or f.q) and f.box != SPOOL_ROW)
+            known = None
+            if quick:
+                known = (model.counts(scope) if scope is None else
+                         next((c for s, c in rows if s.fid == scope.fid), None))
+            chosen = []
+            total = 0
+            end = f.offset + f.limit
+            for row in model.letters(scope, order="newest", where=where, args=args):
+                state = graph.state(row)
+                if not matches(row, state):
+                    continue
+                if f.offset <= total < end:
+                    chosen.append(LetterData(row, state, _box_of(model, row.digest),
+                                             len(graph.answers_to(row.id))))
+                total += 1
+                if known is not None and total >= end:
+                    total = known["open_work"]
+                    break
+            return IndexData(boxes, chosen, total, problems, unreachable)
+
+    def _thread_data(self, run: Run, ident: str) -> "ThreadData":
+        with self.model(run) as model:
+            graph = model.graph()
+            found = model.lookup(ident.lower(), missions=False)
+            if not found:
+                raise NotFound(f"no letter {ident}")
+            if len(found) > 1:
+                return ThreadData(ident, candidates=found)
+            focus = found[0]
+            cards: dict[str, CardData] = {}
+
+            def card(lid: str) -> "CardData | None":
+                if lid not in cards:
+                    rows = model.by_id(lid)
+                    if not rows:
+                        return None
+                    row = rows[0]
+                    raw = model.raw(row.digest)
+                    try:
+                        fields = orjson.loads(raw) if raw else {}
+                    except orjson.JSONDecodeError:
+                        fields = {}
+                    cards[lid] = CardData(row, graph.state(row), _box_of(model, row.digest),
+                                          graph.answers_to(lid), fields if isinstance(fields, dict) else {})
+                return cards[lid]
+
+            card(focus)
+            # up to the letters that answer nothing known, then every reply down from them
+            roots, seen, todo = [], {focus}, [focus]
+            while todo:
+                cur = todo.pop()
+                parents = [a for a in cards[cur].row.answers if card(a) is not None]
+                if not parents:
+                    roots.append(cur)
+                for p in parents:
+                    if p not in seen:
+                        seen.add(p)
+                        todo.append(p)
+            when = lambda lid: (cards[lid].row.sortkey, lid)  # noqa: E731
+            roots = sorted(set(roots), key=when)
+            children: dict[str, list[str]] = {}
+            placed, queue = set(roots), list(roots)
+            while queue:
+                cur = queue.pop(0)
+                kids = [k for k in dict.fromkeys(graph.answers_to(cur)) if k not in placed and card(k) is not None]
+                kids.sort(key=when)
+                placed.update(kids)
+                children[cur] = kids
+                queue.extend(kids)
+            return ThreadData(focus, roots=roots, children=children, cards=cards)
+
+
+def _int_option(name: str, raw: str | None, default: int) -> int:
+    """A whole-number query parameter checked by the very option `m1nd report list`
+    declares (its range, its message)."""
+    if raw is None:
+        return default
+    from typer.main import get_command
+
+    from m1nd.cli.report import app as report_app
+    from m1nd.errors import UsageError
+
+    command = get_command(report_app).commands["list"]
+    param = next(p for p in command.params if name in p.opts)
+    try:
+        return param.type.convert(raw, param, None)
+    except Exception as exc:  # click's BadParameter, from typer's bundled click
+        if not hasattr(exc, "format_message"):
+            raise
+        raise UsageError(exc.format_message()) from None
+
+
+_said: set[str] = set()
+
+
+def _say_once(note: str) -> None:
+    import sys
+
+    if note not in _said:
+        _said.add(note)
+        sys.stderr.write(f"m1nd: warning: {note}\n")
+
+
+def _box_of(model, digest: str) -> str:
+    for loc in model.locations(digest):
+        if loc.kind != "spool":
+            return loc.label
+    return SPOOL_ROW
+
+
+def ascii_lower(text: str) -> str:
+    """SQLite's lower() folds ASCII letters only: fold the query the same way."""
+    return "".join(c.lower() if c.isascii() else c for c in text)
+
+
+def _letters_sql(model, f):
+    """(scope, where, args) for the read model: every filter but the fate, which is
+    derived from the reply graph."""
+    scope = None
+    where, args = [], []
+    if f.box == SPOOL_ROW:
+        fids = [s.fid for s in model.readable_boxes()]
+        if fids:
+            where.append(f"NOT EXISTS (SELECT 1 FROM copies c2 WHERE c2.digest = l.digest"
+                         f" AND c2.fid IN ({','.join('?' * len(fids))}))")
+            args += fids
+    elif f.box:
+        match = [s for s in model.readable_boxes() if s.label.lower() == f.box.lower()]
+        if not match:
+            raise NotFound(f"no box named {f.box!r} (boxes: {', '.join(s.label for s in model.readable_boxes())})")
+        scope = match[0]
+    if not f.replies:
+        where.append("l.reply = 0")
+    if f.q:
+        where.append("instr(lower(l.what), ?) > 0")
+        args.append(ascii_lower(f.q))
+    return scope, " AND ".join(where), tuple(args)
+
+
+@dataclass(frozen=True)
+class BoxData:
+    label: str
+    path: str | None
+    counts: dict
+
+
+@dataclass(frozen=True)
+class LetterData:
+    row: object  # a read model LetterRow
+    state: str
+    box: str
+    replies: int
+
+
+@dataclass(frozen=True)
+class IndexData:
+    boxes: list[BoxData]
+    letters: list[LetterData]
+    total: int
+    problems: list[str]
+    unreachable: list[str]
+
+
+@dataclass(frozen=True)
+class CardData:
+    row: object
+    state: str
+    box: str
+    answered_by: list[str]
+    fields: dict
+
+
+@dataclass(frozen=True)
+class ThreadData:
+    focus: str
+    candidates: list[str] = field(default_factory=list)
+    roots: list[str] = field(default_factory=list)
+    children: dict = field(default_factory=dict)
+    cards: dict = field(default_factory=dict)

@@ -1,0 +1,18 @@
+"""bench/serve.py stays runnable: a tiny run prints its rows with a ratio."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "serve.py"
+
+
+def test_a_tiny_serve_benchmark_prints_the_per_request_ratio(tmp_path):
+    done = subprocess.run([sys.executable, str(BENCH), "--letters", "400", "--repos", "3", "--requests", "5",
+                           "--repeat", "1", "--workdir", str(tmp_path / "bench")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = {row.split("|")[1].strip(): row.split("|")[3].strip()
+            for row in done.stdout.splitlines() if row.startswith("| ") and "---" not in row}
+    ratio = rows["`GET /api/mailbox?brain=repo-000`, median per request"]
+    assert float(ratio) > 0
