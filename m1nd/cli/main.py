@@ -19,7 +19,7 @@ from m1nd.errors import EXIT_FAILURE, EXIT_USAGE
 # Options a subcommand takes that may also be written before it (valued, then flags).
 _GLOBAL_VALUED = ("--home", "--spool", "--root")
 _GLOBAL_FLAGS = ("--no-distribute", "--json")
-_GROUPS = ("roster", "hooks", "hook")  # their options belong to the command after them
+_GROUPS = ("roster", "hooks", "hook", "report", "cases", "sentinels")  # their options belong to the command after them
 
 
 def hoist(args: list[str]) -> list[str]:

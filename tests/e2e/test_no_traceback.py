@@ -90,6 +90,17 @@ def test_spool_root_json_and_no_distribute_before_the_subcommand_apply(tmp_path,
     assert (root / ".m1nd" / "inbox.jsonl").exists()
 
 
+@pytest.mark.parametrize("command", [["report", "status", "--json"], ["report", "list", "--json"],
+                                     ["cases", "--json"], ["cases", "claims", "--json"],
+                                     ["sentinels", "run", "--json"]])
+def test_home_before_a_command_group_applies_to_its_subcommand(tmp_path, m1nd_home, command):
+    other = tmp_path / "other-home"
+    proc = m1nd("--home", other, *command)
+    assert proc.returncode == 0, proc.stderr
+    orjson.loads(proc.stdout)
+    assert not m1nd_home.exists(), f"{' '.join(command)} read the default home instead of --home"
+
+
 def test_an_option_the_command_does_not_take_is_a_usage_error():
     proc = m1nd("--no-distribute", "write", "--what", "hi")
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
