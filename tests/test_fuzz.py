@@ -349,7 +349,7 @@ def test_build_roots_never_raises_on_any_root_strings(law_tree, given_roots, bou
     for root in roots.roots:
         assert root.path.startswith("/")
         assert root.path == "/" or not root.path.endswith("/")
-        assert root.reachable == os.path.isdir(root.path)
+        assert root.reachable == (os.path.isdir(root.path) and not root.refused)
     for key, root in roots.known.items():
         assert root.reachable and root.key == key
     for field in given_roots[:3]:

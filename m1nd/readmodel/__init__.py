@@ -25,6 +25,7 @@ import orjson
 from m1nd.boxes import Box, Refused, refusal
 from m1nd.errors import M1ndError
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK, ReplyGraph, is_receipt
+from m1nd.fsutil import open_regular
 from m1nd.readmodel import store
 from m1nd.readmodel.update import refresh_file
 from m1nd.run import Run
@@ -126,9 +127,7 @@ class ReadModel:
             if reason:
                 return Source(kind, label, path, box, None, str(Refused(reason)))
         try:
-            fh = open(path, "rb")
-        except FileNotFoundError:
-            fh = None
+            fh = open_regular(path)  # a FIFO, a device or a directory: an error, never a hang
         except OSError as exc:
             message = f"cannot read {'spool ' if strict else ''}{path}: {exc.strerror}"
             if strict:

@@ -129,13 +129,14 @@ def test_post_checkout_never_escalates_the_stage_hook_does_and_commits_it(tmp_pa
     a.m1nd("hooks", "install", "--stage")
     w1, w2 = witness("2026-05-01T09:00:00Z", "one"), witness("2026-05-01T09:05:00Z", "two")
     a.write(w1, w2)
-    a.git("checkout", "-q", "-b", "topic")  # post-checkout files the witnesses, and escalates nothing
+    # post-checkout never writes a consented box (git.md 3): the witnesses wait, nothing escalates
+    a.git("checkout", "-q", "-b", "topic")
     box = (a.clone / ".m1nd" / "inbox.jsonl").read_bytes()
-    assert witness("2026-05-01T09:05:00Z", "two") in box and a.engine() == []
+    assert witness("2026-05-01T09:05:00Z", "two") not in box and a.engine() == []
     (a.clone / "code.txt").write_text("v1\n")
     a.git("add", "code.txt")
     a.git("commit", "-qm", "code")  # pre-commit: distribute, escalate, stage
     (escalation,) = a.engine()
     committed = a.git("show", "HEAD:.m1nd/inbox.jsonl").stdout.encode()
-    assert escalation in committed
+    assert escalation in committed and w1 in committed and w2 in committed
     assert a.git("status", "--porcelain").stdout == ""
