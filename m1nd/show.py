@@ -25,6 +25,7 @@ class Shown:
     locations: tuple  # readmodel.Location
     answers: tuple[tuple[str, tuple], ...]  # (id answered, ((LetterRow, state), ...) letters with that id)
     replies: tuple[tuple[object, str], ...]  # (LetterRow, state), oldest first
+    held: str | None = None  # in no box, carrying a likely secret: the human view hides its fields
 
     def as_json(self) -> dict:
         def brief(row, state):
@@ -90,8 +91,10 @@ def show(model, given: str) -> list[Shown]:
         answers = tuple((a, tuple((r, graph.state(r)) for r in model.by_id(a))) for a in dict.fromkeys(row.answers))
         replies = [r for rid in sorted(set(graph.answers_to(row.id))) for r in model.by_id(rid)]
         replies.sort(key=lambda r: (letter_sort_key(r), r.id))
-        out.append(Shown(row, ordered_fields(obj), graph.state(row), tuple(model.locations(row.digest)), answers,
-                         tuple((r, graph.state(r)) for r in replies)))
+        locations = tuple(model.locations(row.digest))
+        held = None if any(loc.kind == "box" for loc in locations) else model.secret_of(row.digest)
+        out.append(Shown(row, ordered_fields(obj), graph.state(row), locations, answers,
+                         tuple((r, graph.state(r)) for r in replies), held))
     return out
 
 

@@ -217,6 +217,9 @@ def test_a_letter_with_a_secret_for_a_project_stays_in_the_spool_and_doctor_name
     assert letter_id(held) in check["fix"]
     run("doctor", "--root", str(repo_a))
     run("sweep", "--no-distribute", "--root", str(repo_a))  # human sweep: a table, no letter bodies
+    run("sweep", "--no-distribute", "--all", "--root", str(repo_a))
+    shown = run("show", letter_id(held), "--root", str(repo_a))  # one letter whole: but not this one's fields
+    assert shown.code == 0 and "its fields are never printed" in shown.stdout
 
     assert spool_path.read_bytes() == spool_before
     run.assert_never_echoed(fake)

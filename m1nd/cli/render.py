@@ -347,7 +347,10 @@ def show_view(found, stream=None) -> None:
         p.line(pad("box", key_w) + (where[0] if where else "-"))
         for more in where[1:]:
             p.line(" " * key_w + more)
-        for key, value in shown.fields.items():
+        if shown.held:  # a likely secret may sit in any field: none is printed
+            p.line(pad("held", key_w) + f"{shown.held}: its fields are never printed (m1nd doctor says how to "
+                   "replace it with a redacted letter)")
+        for key, value in ({} if shown.held else shown.fields).items():
             lines = _value_lines(value)
             label = pad(inline(key), key_w - 1) + " "
             if len(lines) == 1:
