@@ -35,8 +35,11 @@ def doctor(
         else:
             for note in model.notes:
                 output.warn(note)
+            from m1nd.readmodel import damage_reported
+
             try:
-                report = diagnose(run, moment, model)
+                with damage_reported(run):
+                    report = diagnose(run, moment, model)
             finally:
                 model.close()
     if json_out:

@@ -66,11 +66,14 @@ def print_sweep_json(home, spool, roots, no_distribute: bool) -> None:
 
     from m1nd.sweep import write_document
 
+    from m1nd.readmodel import damage_reported
+
     with reporting(True):
         run, receipt, model = open_read(home, spool, roots, no_distribute)
     try:
         out = sys.stdout.buffer
-        write_document(run, model, receipt, out)
+        with reporting(False), damage_reported(run):  # mid-document: one line on stderr, exit 1
+            write_document(run, model, receipt, out)
         out.flush()
     finally:
         model.close()
@@ -167,10 +170,13 @@ def sweep(
     with reporting(False):
         filters = make_filters(state, agent, klass, tool, since, until, box_label)
         run, receipt, model = open_read(home, spool, roots, no_distribute)
+        from m1nd.readmodel import damage_reported
+
         try:
-            listing = model_listing(model, filters, None if all_ else limit)
-            plan = receipt or model.plan()
-            problems = read_problems(model, receipt)
+            with damage_reported(run):
+                listing = model_listing(model, filters, None if all_ else limit)
+                plan = receipt or model.plan()
+                problems = read_problems(model, receipt)
         except BaseException:
             model.close()
             raise
@@ -256,9 +262,12 @@ def box(
     with reporting(json_out):
         run = open_run(home, spool, roots)
         if json_out:
+            from m1nd.readmodel import damage_reported
+
             notes: list[str] = []
             try:
-                box_json(run, selector, sys.stdout.buffer, state, agent, klass, tool, since, until, notes=notes)
+                with damage_reported(run):
+                    box_json(run, selector, sys.stdout.buffer, state, agent, klass, tool, since, until, notes=notes)
             finally:
                 for note in notes:
                     output.warn(note)
@@ -268,9 +277,12 @@ def box(
         model = open_model(run)
         for note in model.notes:
             output.warn(note)
+        from m1nd.readmodel import damage_reported
+
         try:
             source = box_source(model, chosen)
-            listing = model_listing(model, filters, None if all_ else limit, scope=source)
+            with damage_reported(run):
+                listing = model_listing(model, filters, None if all_ else limit, scope=source)
         except BaseException:
             model.close()
             raise

@@ -35,11 +35,14 @@ def show(
         model = open_model(run)
         for note in model.notes:
             output.warn(note)
+        from m1nd.readmodel import damage_reported
+
         try:
-            if json_out:
-                doc = show_json(model, letter_id)
-            else:
-                found = find(model, letter_id)
+            with damage_reported(run):
+                if json_out:
+                    doc = show_json(model, letter_id)
+                else:
+                    found = find(model, letter_id)
         finally:
             model.close()
     if json_out:

@@ -630,7 +630,7 @@ def open_model(run: Run, secret_check=None, only: Box | None = None) -> ReadMode
     model = ReadModel(run, con, persistent, notes)
     try:
         model.refresh(secret_check, only)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError, orjson.JSONDecodeError) as exc:
         model.close()
         if store.busy(exc) or (persistent and isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc)):
             # Another process held the lock too long, or the file cannot be written
@@ -678,6 +678,24 @@ def _record_first_seen(model: ReadModel) -> None:
             record(model.run.paths, seen, stamp(parse_now()))
     except (OSError, M1ndError) as exc:
         model.notes.append(f"coverage ledger not updated: {getattr(exc, 'message', None) or exc}")
+
+
+from contextlib import contextmanager
+
+
+@contextmanager
+def damage_reported(run: Run):
+    """A database fault in the middle of a view (a page damaged under a running
+    command) becomes one error line: the database is removed, unless it was only
+    busy, so that the next command rebuilds it from the files."""
+    try:
+        yield
+    except (sqlite3.DatabaseError, UnicodeDecodeError, orjson.JSONDecodeError) as exc:
+        path = store.db_path(run.paths.state)
+        if store.busy(exc):
+            raise M1ndError(f"read model {path} is busy (another m1nd is updating it): try again") from None
+        store._remove(path)
+        raise M1ndError(f"read model {path} failed ({exc}): removed; the next command rebuilds it") from None
 
 
 __all__ = ["open_model", "ReadModel", "LetterRow", "Location", "Source", "SPOOL", "BOX", "is_receipt"]

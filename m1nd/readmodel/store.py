@@ -139,8 +139,8 @@ def open_db(state_dir: str) -> tuple[sqlite3.Connection, bool, list[str]]:
                 con.close()
                 raise
             return con, True, notes
-        except sqlite3.DatabaseError as exc:
-            if _readonly(exc):
+        except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError) as exc:
+            if isinstance(exc, sqlite3.DatabaseError) and _readonly(exc):
                 break
             if busy(exc):
                 notes.append(f"read model {path} is busy (another m1nd is updating it): reading the files directly")
