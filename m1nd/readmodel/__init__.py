@@ -120,11 +120,13 @@ class ReadModel:
         fresh = self.con.execute("SELECT count(*) FROM files").fetchone()[0] == 0
         if fresh:
             store.drop_secondary(self.con)
+            self.con.execute(f"PRAGMA cache_size = -{store.BUILD_CACHE_KB}")
         sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
         for box in ([only] if only is not None else run.boxes()):
             sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
         if fresh:
             store.make_secondary(self.con)
+            self.con.execute(f"PRAGMA cache_size = -{store.CACHE_KB}")
         self.sources = sources
 
     def _unread(self, path: str) -> int:
