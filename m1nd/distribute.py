@@ -36,10 +36,13 @@ from m1nd.letters import iter_raw, load
 from m1nd.paths import ensure_home
 from m1nd.routing import MEDULLA, PENDING, PROJECT, Route
 from m1nd.run import Run
-from m1nd.secrets import held_in_batch, likely_secret, use_cache
+from m1nd.secrets import compiling, held_in_batch, likely_secret, preload, use_cache
 from m1nd.words import plural
 
 FLUSH_BYTES = 16 << 20  # buffered letter bytes before the batches are written out
+WAIT_BYTES = 48 << 20  # buffered while the secret rules compile, before a flush waits for them
+PRELOAD_BYTES = 4 << 20  # a read this large compiles the secret rules in a thread meanwhile
+PENDING_BATCH = 4096  # letters bound for no box yet, checked for secrets in one batch
 PROGRESS_EVERY = 1 << 16  # lines between progress callbacks
 
 Progress = Callable[[int, int], None]
@@ -164,7 +167,7 @@ class _Filer:
         batch.raws.append(raw)
         batch.pairs.append(pair)
         self.buffered += len(raw)
-        if self.buffered >= FLUSH_BYTES:
+        if self.buffered >= FLUSH_BYTES and (self.buffered >= WAIT_BYTES or not compiling()):
             self.flush()
 
     def flush(self) -> None:
@@ -390,6 +393,16 @@ class _Pass:
         size = os.fstat(self.fd).st_size
         progress = self.progress
         tail = None
+        if size - offset >= PRELOAD_BYTES:
+            preload()
+        unrouted: list[tuple[int, bytes]] = []  # (pair, raw) of letters bound for no box yet
+
+        def count_held() -> None:
+            # Held letters bound for no box are counted (a flush counts those of boxes).
+            for j in held_in_batch([r for _, r in unrouted]):
+                pairs[unrouted[j][0]].held += 1
+            unrouted.clear()
+
         for start, end, raw, terminated in iter_raw(fh, offset):
             n += 1
             if not terminated:
@@ -418,12 +431,16 @@ class _Pass:
             else:
                 if kind == PROJECT:
                     filer.add(box, sha256(raw).digest(), raw, i)
-                elif likely_secret(raw):
-                    pairs[i].held += 1
+                else:
+                    unrouted.append((i, raw))
+                    if len(unrouted) >= PENDING_BATCH and (len(unrouted) >= 8 * PENDING_BATCH or not compiling()):
+                        count_held()
             offset, lines = end, n
             if progress is not None and n % PROGRESS_EVERY == 0:
                 progress(end, size)
 
+        if unrouted:
+            count_held()
         tail_counts = self._tail(tail, filer) if tail else None
         self.notes.extend(filer.finish())
         problems = filer.problems()

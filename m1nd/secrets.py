@@ -39,20 +39,45 @@ _JOIN = b"\n"
 
 
 class _Engine:
-    """The Kingfisher scanner, compiled once per process (or None when unavailable)."""
+    """The Kingfisher scanner, compiled once per process (or None when unavailable).
+
+    Compiling the catalog takes seconds when it is not cached yet (a new home) and
+    releases the GIL: a large read starts it in a thread (`preload`), so that it
+    compiles on another core while the letters are read and parsed."""
 
     scanner = None
     tried = False
     cache_dir: str | None = None
+    _lock = None  # threading.Lock, made by preload (get without preload needs none)
+    _thread = None
 
     @classmethod
     def get(cls):
         if cls.tried:
             return cls.scanner
-        cls.tried = True
+        if cls._lock is not None:
+            with cls._lock:
+                return cls._load()
+        return cls._load()
+
+    @classmethod
+    def preload(cls) -> None:
+        if cls.tried or cls._thread is not None:
+            return
+        import threading
+
+        cls._lock = threading.Lock()
+        cls._thread = threading.Thread(target=cls.get, name="m1nd-secret-rules", daemon=True)
+        cls._thread.start()
+
+    @classmethod
+    def _load(cls):
+        if cls.tried:
+            return cls.scanner
         try:
             import kingfisher_sdk
         except ImportError:  # no wheel for this platform: m1nd's own rules alone
+            cls.tried = True
             return None
         cache_dir = os.environ.get("M1ND_RULE_CACHE") or cls.cache_dir
         try:
@@ -62,6 +87,7 @@ class _Engine:
             cls.scanner = kingfisher_sdk.Scanner(catalog, base64=False, dedup=False)
         except Exception:  # a broken install must not stop filing: own rules still hold
             cls.scanner = None
+        cls.tried = True
         return cls.scanner
 
 
@@ -70,6 +96,17 @@ def use_cache(directory: str | None) -> None:
     Never the OS cache directory: m1nd writes nothing outside the home and the roots."""
     if not _Engine.tried:
         _Engine.cache_dir = directory
+
+
+def preload() -> None:
+    """Start compiling (or loading) the catalog in a thread, for a read about to
+    check many letters; `held_in_batch` waits for it when it needs it."""
+    _Engine.preload()
+
+
+def compiling() -> bool:
+    """Whether the catalog is being compiled in a thread right now (see preload)."""
+    return not _Engine.tried and _Engine._thread is not None and _Engine._thread.is_alive()
 
 
 def _engine_findings(data: bytes) -> list[tuple[int, str]]:
@@ -165,5 +202,5 @@ def _check_rules_file() -> bool:
         return rules.ANCHOR in fh.read().replace("''", "'")
 
 
-__all__ = ["held_in_batch", "likely_secret", "use_cache"]
+__all__ = ["held_in_batch", "likely_secret", "preload", "use_cache"]
 

@@ -27,11 +27,12 @@ from m1nd.errors import M1ndError
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK, ReplyGraph, is_receipt
 from m1nd.fsutil import open_regular
 from m1nd.readmodel import store
-from m1nd.readmodel.update import refresh_file
+from m1nd.readmodel.update import path_key, refresh_file
 from m1nd.run import Run
 
 SPOOL = "spool"
 BOX = "box"
+PRELOAD_BYTES = 4 << 20  # spool bytes to index that are worth compiling the secret rules in a thread
 
 
 class Source(NamedTuple):
@@ -110,16 +111,33 @@ class ReadModel:
         if os.path.isdir(spool_path):
             raise M1ndError(f"cannot read spool {spool_path}: Is a directory")
         if secret_check is None:
-            from m1nd.secrets import held_in_batch as secret_check
+            from m1nd import secrets
+
+            secret_check = secrets.held_in_batch
+            if self.persistent:  # the compiled rules are cached in the state, as distribution does
+                secrets.use_cache(os.path.join(run.paths.state, "rules"))
+            if self._unread(spool_path) >= PRELOAD_BYTES:
+                secrets.preload()  # compiled in a thread while the spool is read
         fresh = self.con.execute("SELECT count(*) FROM files").fetchone()[0] == 0
         if fresh:
             store.drop_secondary(self.con)
+            self.con.execute(f"PRAGMA cache_size = -{store.BUILD_CACHE_KB}")
         sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
         for box in ([only] if only is not None else run.boxes()):
             sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
         if fresh:
             store.make_secondary(self.con)
+            self.con.execute(f"PRAGMA cache_size = -{store.CACHE_KB}")
         self.sources = sources
+
+    def _unread(self, path: str) -> int:
+        """Bytes of a file past what the model has indexed of it."""
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            return 0
+        row = self.con.execute("SELECT offset FROM files WHERE path = ?", (path_key(path),)).fetchone()
+        return size - (row[0] if row else 0)
 
     def _refresh_one(self, kind, label, path, box, secret_check, strict) -> Source:
         if box is not None:

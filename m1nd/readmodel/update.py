@@ -89,7 +89,7 @@ def letter_row(digest: bytes, obj: dict, gen: int, secret: str | None) -> tuple:
     kind = get("kind")
     ts = get("ts", "")
     return (
-        digest, digest.hex()[:12], ts, sort_key(ts), get("agent", ""), get("class", ""), get("repo", ""),
+        digest, digest[:6].hex(), ts, sort_key(ts), get("agent", ""), get("class", ""), get("repo", ""),
         get("brain", ""), get("tool", ""), get("what", ""), get("expected", ""), get("snippet", ""),
         orjson.dumps(answers).decode() if answers else None, kind,
         _extra(get("disposition")), _extra(get("fingerprint")), _extra(get("case_id")), _extra(get("sentinel")),
@@ -180,8 +180,12 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
             removed.take("fid = ? AND line > ?", (fid, row.lines))  # a last line that may have grown
             con.execute("DELETE FROM malformed WHERE fid = ? AND line > ?", (fid, row.lines))
         _set_row(con, fid, st, row.offset, row.lines, row.hashes, None, gen)
+        # Into a model with no letters yet (a first build), asking which lines are
+        # known costs a lookup per line and finds none: every line is parsed and
+        # inserted (INSERT OR IGNORE keeps the first of a letter written twice).
+        probe = con.execute("SELECT 1 FROM letters LIMIT 1").fetchone() is not None
         offset, lines, tail, read_to, hashes = _read(con, fid, fd, st, row.offset, row.lines, row.hashes, gen,
-                                                     secret_check)
+                                                     secret_check, probe)
         after = os.fstat(fd)
         # Record the file's stat only when everything up to its end was read:
         # bytes appended while we read must make the next update look again.
@@ -201,7 +205,8 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
         raise
 
 
-def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str], gen: int, secret_check):
+def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str], gen: int, secret_check,
+          probe: bool = True):
     """Index the lines from `offset`, committing every CHUNK_LINES lines.  Returns
     (offset and line count of the terminated lines read, unfinished tail line or
     None, bytes read up to, hashes of [0, offset))."""
@@ -221,7 +226,7 @@ def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str]
                 continue
             pending.append((n, start, len(raw), raw, terminated))
             if len(pending) >= BATCH:
-                tail = _flush(con, fid, pending, gen, secret_check) or tail
+                tail = _flush(con, fid, pending, gen, secret_check, probe) or tail
                 pending = []
                 if since >= CHUNK_LINES and terminated:
                     hashes = region_hashes(fd, offset, hashes, done_offset)
@@ -230,16 +235,19 @@ def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str]
                     con.execute("COMMIT")
                     con.execute("BEGIN IMMEDIATE")
         if pending:
-            tail = _flush(con, fid, pending, gen, secret_check) or tail
+            tail = _flush(con, fid, pending, gen, secret_check, probe) or tail
     hashes = region_hashes(fd, offset, hashes, done_offset)
     return offset, lines, tail, read_to, hashes
 
 
-def _flush(con, fid: int, batch, gen: int, secret_check) -> int | None:
+def _flush(con, fid: int, batch, gen: int, secret_check, probe: bool = True) -> int | None:
     sha256 = hashlib.sha256
     digests = [sha256(item[3]).digest() for item in batch]
-    marks = ",".join("?" * len(digests))
-    known = {r[0] for r in con.execute(f"SELECT digest FROM letters WHERE digest IN ({marks})", digests)}
+    if probe:
+        marks = ",".join("?" * len(digests))
+        known = {r[0] for r in con.execute(f"SELECT digest FROM letters WHERE digest IN ({marks})", digests)}
+    else:
+        known = set()
     new_letters = []
     new_raws = []
     copies = []
