@@ -144,14 +144,9 @@ class ReadModel:
             reason = refusal(box)
             if reason:
                 return Source(kind, label, path, box, None, str(Refused(reason)))
+        fh = None
         try:
             fh = open_regular(path)  # a FIFO, a device or a directory: an error, never a hang
-        except OSError as exc:
-            message = f"cannot read {'spool ' if strict else ''}{path}: {exc.strerror}"
-            if strict:
-                raise M1ndError(message) from None
-            return Source(kind, label, path, box, None, message)
-        try:
             fid, gens = refresh_file(self.con, path, fh.fileno() if fh else None, secret_check)
         except OSError as exc:
             message = f"cannot read {'spool ' if strict else ''}{path}: {exc.strerror}"
