@@ -9,7 +9,8 @@
 Never a source of truth: delete `<home>/state/readmodel.sqlite3` and every view
 prints what it printed.  Fates and counts are derived at read time (section 5 of
 the mailbox contract); what is cached is keyed by the content generations it was
-computed from.  See /work/notes/readmodel-api.md (and the README) for the API.
+computed from.  The methods of ReadModel below are the API (the README says what
+every view reads from it).
 """
 
 from __future__ import annotations
