@@ -81,29 +81,22 @@ def model_box_json(model, source, filters, out) -> None:
     """`m1nd box --json` from the read model, streamed: the box's letters in file
     order (duplicates kept, missions left out), fates from this box alone; with
     `filters`, only the matching letters.  Same bytes as `BoxView.as_json()`."""
-    import orjson
-
-    from m1nd.sweep import _nested
+    from m1nd.sweep import _nested, write_views
 
     graph = model.graph(source)
     counts = model.counts(source)
     box = source.box
     out.write(b'{\n  "counts": ' + _nested({k: counts[k] for k in COUNT_KEYS}, 1) + b',\n  "letters": [')
-    opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-    first = True
-    buf = []
-    for _, letter in model.box_letters(source):
-        fate = graph.state(letter)
-        if filters is not None and not filters.matches(letter, fate):
-            continue
-        view = letter_view(letter, graph)
-        buf.append((b"\n    " if first else b",\n    ") + orjson.dumps(view, option=opts).replace(b"\n", b"\n    "))
-        first = False
-        if len(buf) >= 4096:
-            out.write(b"".join(buf))
-            buf = []
-    out.write(b"".join(buf))
-    out.write(b"],\n" if first else b"\n  ],\n")
+
+    def views():
+        for _, letter in model.box_letters(source):
+            fate = graph.state(letter)
+            if filters is not None and not filters.matches(letter, fate):
+                continue
+            yield letter_view(letter, graph)
+
+    any_written = write_views(out, views())
+    out.write(b"\n  ],\n" if any_written else b"],\n")
     served = {"display_name": box.label, "project_root": box.root.path if box.root else None}
     out.write(b'  "served_brain": ' + _nested(served, 1) + b"\n}\n")
     out.flush()

@@ -138,40 +138,53 @@ def _nested(value, level: int) -> bytes:
     return jsonout.dumps(value)[:-1].replace(b"\n", b"\n" + b"  " * level)
 
 
-def write_document(run: Run, model, receipt: Receipt | None, out) -> dict:
-    """Stream the v0 document to the binary stream `out`, letters in id order as they
-    come from the read model: memory stays flat in the number of letters.  The bytes
-    are those of `jsonout.dumps(doc)`.  Returns the counts it wrote."""
+def write_views(out, views) -> bool:
+    """Stream letter views as the elements of the document's indented `letters`
+    array, 4,096 at a time (the caller writes the brackets); True when any was written."""
     import orjson
 
-    graph = model.graph()
-    state = graph.state
-    answers_to = graph.answers_to
     opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
     dumps = orjson.dumps
-    out.write(b'{\n  "distribution": ' + _nested(receipt.as_json() if receipt else None, 1) + b',\n  "letters": [')
-    total = open_count = misdelivery = 0
     buf = []
     first = True
-    for letter in model.letters():
-        fate = state(letter)
-        view = {
-            "id": letter.id, "ts": letter.ts, "agent": letter.agent, "class": letter.klass,
-            "repo": letter.repo, "brain": letter.brain, "tool": letter.tool, "what": letter.what,
-            "expected": letter.expected, "snippet": letter.snippet, "answers": list(letter.answers),
-            "answered_by": answers_to(letter.id), "state": fate,
-        }
-        total += 1
-        if fate in OPEN_STATES:
-            open_count += 1
-        if letter.klass == MISDELIVERY:
-            misdelivery += 1
+    for view in views:
         buf.append((b"\n    " if first else b",\n    ") + dumps(view, option=opts).replace(b"\n", b"\n    "))
         first = False
         if len(buf) >= 4096:
             out.write(b"".join(buf))
             buf = []
     out.write(b"".join(buf))
+    return not first
+
+
+def write_document(run: Run, model, receipt: Receipt | None, out) -> dict:
+    """Stream the v0 document to the binary stream `out`, letters in id order as they
+    come from the read model: memory stays flat in the number of letters.  The bytes
+    are those of `jsonout.dumps(doc)`.  Returns the counts it wrote."""
+    graph = model.graph()
+    state = graph.state
+    answers_to = graph.answers_to
+    out.write(b'{\n  "distribution": ' + _nested(receipt.as_json() if receipt else None, 1) + b',\n  "letters": [')
+    total = open_count = misdelivery = 0
+
+    def views():
+        nonlocal total, open_count, misdelivery
+        for letter in model.letters():
+            fate = state(letter)
+            view = {
+                "id": letter.id, "ts": letter.ts, "agent": letter.agent, "class": letter.klass,
+                "repo": letter.repo, "brain": letter.brain, "tool": letter.tool, "what": letter.what,
+                "expected": letter.expected, "snippet": letter.snippet, "answers": list(letter.answers),
+                "answered_by": answers_to(letter.id), "state": fate,
+            }
+            total += 1
+            if fate in OPEN_STATES:
+                open_count += 1
+            if letter.klass == MISDELIVERY:
+                misdelivery += 1
+            yield view
+
+    write_views(out, views())
     out.write(b"\n  ]," if total else b"],")
     rest = {
         "misdelivery": misdelivery,
