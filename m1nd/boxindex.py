@@ -120,6 +120,10 @@ class BoxIndex:
         self.loaded = False
         self.dirty = False
         self.problem: str | None = None  # why a stored index was not trusted
+        # When a filing left out letters the box lacks because a branch or a stash held
+        # them: a fingerprint of those refs.  The box is "touched" once they change
+        # (a stash dropped, a branch deleted), though the box file did not.
+        self.lean: str | None = None
 
     # -- persistence -------------------------------------------------------------
     def _load(self) -> None:
@@ -149,6 +153,8 @@ class BoxIndex:
             self.ident = (int(meta["dev"]), int(meta["ino"]))
             self.seen = (int(meta["size"]), int(meta["mtime_ns"]))
             self.hashes = [str(h) for h in meta["hashes"]]
+            lean = meta.get("lean")
+            self.lean = lean if isinstance(lean, str) else None
         except (ValueError, KeyError, TypeError, orjson.JSONDecodeError):
             self.problem = f"box index {self.file} is corrupt: rebuilt from the box"
 
@@ -164,6 +170,8 @@ class BoxIndex:
             "dev": self.ident[0] if self.ident else 0, "ino": self.ident[1] if self.ident else 0,
             "size": self.seen[0], "mtime_ns": self.seen[1], "hashes": self.hashes,
         }
+        if self.lean:
+            meta["lean"] = self.lean
         ensure_dir(os.path.dirname(self.file))
         # A cache: atomic, but not worth an fsync (a lost index is rebuilt).
         atomic_write(self.file, orjson.dumps(meta) + b"\n" + self.blob, sync=False)
@@ -189,6 +197,12 @@ class BoxIndex:
             return region_hashes(fd, self.offset) == self.hashes
         finally:
             os.close(fd)
+
+    def set_lean(self, fingerprint: str | None) -> None:
+        if not self.loaded:
+            self._load()
+        if fingerprint != self.lean:
+            self.lean, self.dirty = fingerprint, True
 
     # -- the one query -----------------------------------------------------------
     def take_new(self, keys: list[bytes]) -> list[int]:

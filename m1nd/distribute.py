@@ -128,6 +128,7 @@ class _Batch:
     wait: str | None = None  # why this filing leaves the box alone (safety.py)
     consented: bool = False  # git does not ignore the box
     refiled: set[bytes] = field(default_factory=set)  # digests filed again: skipped when git holds them
+    leaned: str | None = None  # fingerprint of the refs that held letters this run left out
 
 
 class _Filer:
@@ -209,6 +210,8 @@ class _Filer:
                 with _naming(batch.box.path):
                     boxes.sync(batch.box.path)
             if not batch.problem:
+                if batch.refiled:  # this run checked what git holds: remember what it leant on
+                    batch.index.set_lean(batch.leaned)
                 with _naming(batch.index.file):
                     batch.index.save()
         return notes
@@ -227,10 +230,13 @@ class _Filer:
             if not again:
                 return set()
             if not known:
-                from m1nd.gitops.committed import committed_digests
+                from m1nd.gitops.committed import committed_state
 
-                known.append(committed_digests(batch.box.path))
-            return {c for c in again if c in known[0]}
+                known.extend(committed_state(batch.box.path))
+            skip = {c for c in again if c in known[0]}
+            if skip:
+                batch.leaned = known[1] or None
+            return skip
 
         return committed
 
@@ -339,7 +345,16 @@ class _Pass:
         if not self.write or box.is_medulla or not self.gate.may_write_consented(box):
             return False
         verdict = self.gate.verdict(box)
-        return verdict.ok and verdict.consented and not BoxIndex(box.path, self.run.paths.state).untouched()
+        if not (verdict.ok and verdict.consented):
+            return False
+        index = BoxIndex(box.path, self.run.paths.state)
+        if not index.untouched():
+            return True
+        if index.lean:  # an earlier filing left letters to a branch or stash: still there?
+            from m1nd.gitops.committed import holders
+
+            return holders(box.path) != index.lean
+        return False
 
     def route_of(self, pair: Pair) -> tuple[str, Box | None]:
         """The route kind of a pair and its box (None for pending)."""

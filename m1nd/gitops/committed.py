@@ -80,16 +80,38 @@ def _digests_of_blobs(top: str, blobs: list[str]) -> set[bytes]:
     return ids
 
 
-def committed_digests(box_path: str) -> set[bytes]:
-    """Full sha256 digests of the letters the box's committed versions hold (HEAD, local
-    branches, stashes): two different letters sharing a 12-hex id stay apart."""
+def _top(box_path: str) -> str | None:
     from m1nd.gitops.safety import work_tree_top
 
-    top = work_tree_top(os.path.dirname(os.path.dirname(box_path)))
+    return work_tree_top(os.path.dirname(os.path.dirname(box_path)))
+
+
+def _fingerprint(commits: list[str]) -> str:
+    return hashlib.sha256("\n".join(commits).encode("ascii", "replace")).hexdigest()[:32]
+
+
+def committed_state(box_path: str) -> tuple[set[bytes], str]:
+    """Full sha256 digests of the letters the box's committed versions hold (HEAD, local
+    branches, stashes): two different letters sharing a 12-hex id stay apart; and a
+    fingerprint of those commits (`holders`)."""
+    top = _top(box_path)
     if top is None:
-        return set()
+        return set(), ""
+    commits = _commits(top)
     rel = os.path.relpath(box_path, top)
-    return _digests_of_blobs(top, _blobs(top, _commits(top), rel))
+    return _digests_of_blobs(top, _blobs(top, commits, rel)), _fingerprint(commits)
+
+
+def committed_digests(box_path: str) -> set[bytes]:
+    return committed_state(box_path)[0]
+
+
+def holders(box_path: str) -> str:
+    """The fingerprint of HEAD, the local branches and the stash entries now: when it
+    differs from the one saved at a filing that left letters to them, one of those
+    letters may be in no box (a stash dropped, a branch deleted)."""
+    top = _top(box_path)
+    return _fingerprint(_commits(top)) if top is not None else ""
 
 
 def committed_ids(box_path: str) -> set[str]:

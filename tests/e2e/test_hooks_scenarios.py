@@ -1,0 +1,69 @@
+"""Scenarios where m1nd's hooks used to get in git's way, or a letter ended in no box,
+each with real git and m1nd's shims (`hooks install --stage`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitworld import (assert_each_letter_once, box_ids, clean, commit_file, consent, git, install_hooks, m1nd,
+                      write_letters)
+
+
+@pytest.fixture
+def a(tmp_path) -> Path:
+    repo = tmp_path / "src" / "repo-a"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    commit_file(repo, "code.txt", "v1\n", "start")
+    consent(repo)
+    install_hooks(repo, "--stage")
+    return repo
+
+
+@pytest.fixture
+def a1(a, spool_path) -> Path:
+    """`a` whose committed box already holds a letter (an empty box is always re-checked)."""
+    write_letters(spool_path, "an earlier letter")
+    commit_file(a, "code.txt", "v1.1\n", "a commit that carries a letter")
+    assert len(box_ids(a)) == 1 and clean(a)
+    return a
+
+
+def distribute(repo: Path) -> None:
+    done = m1nd("distribute", cwd=repo)
+    assert done.returncode == 0, done.stderr
+
+
+def in_no_box(repo: Path) -> str:
+    doctor = m1nd("doctor", "--json", cwd=repo)
+    return [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "git"][0]["message"]
+
+
+def test_a_letter_left_to_a_dropped_stash_is_filed_again_though_the_box_did_not_change(a1, spool_path):
+    ids = write_letters(spool_path, "held by a stash")
+    distribute(a1)
+    git(a1, "stash", "-q")
+    commit_file(a1, "code.txt", "v2\n", "while the stash holds it")  # the safe filing skips it
+    assert not set(ids) & set(box_ids(a1))
+    git(a1, "stash", "drop", "-q")
+    commit_file(a1, "code.txt", "v3\n", "after the drop")  # pre-commit: a safe filing
+    assert_each_letter_once(a1, ids, "the pre-commit hook after stash drop")
+    assert clean(a1)
+    distribute(a1)
+    assert_each_letter_once(a1, ids, "and never twice")
+
+
+def test_a_letter_left_to_a_deleted_branch_is_filed_again_by_distribute(a1, spool_path):
+    ids = write_letters(spool_path, "held by a branch")
+    git(a1, "switch", "-q", "-c", "x")
+    commit_file(a1, "x.txt", "x\n", "x work")  # files and stages the letter on x
+    git(a1, "switch", "-q", "main")
+    distribute(a1)
+    assert not set(ids) & set(box_ids(a1)), "it comes back by merge while x holds it"
+    git(a1, "branch", "-q", "-D", "x")
+    distribute(a1)
+    assert_each_letter_once(a1, ids, "after branch -D")
+    assert "in no box" not in in_no_box(a1)
