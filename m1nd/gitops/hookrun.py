@@ -242,8 +242,10 @@ def _stage(run, receipt, index_file: str | None, parent: int, gate) -> list[str]
         return [f"m1nd: {n}" for n in receipt.notes if "not filed now" in n][:1]
     if os.path.islink(box) or not os.path.isfile(box):
         return []
-    if gitcmd.is_ignored(root) is not False:
-        return []  # a private box (or git cannot tell): never staged
+    tracked = gitcmd.git(["--no-optional-locks", "ls-files", "--", BOX_REL], root, index_file)
+    if not tracked.ok or not tracked.out.strip():
+        return []  # not in the index (private, or not consented yet): the consent commit adds it
+    # Tracked: staged whatever ignore rules also match it (the filing above wrote it).
     changed = gitcmd.git(["--no-optional-locks", "status", "--porcelain", "--", BOX_REL], root, index_file)
     if not changed.ok or not any(l[1:2] in ("M", "?") for l in changed.out.splitlines()):
         return []  # nothing in the work tree that the index lacks

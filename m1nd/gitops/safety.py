@@ -9,8 +9,9 @@ The one rule: a git operation that works without m1nd works the same with it.  S
   **safe filing**: the `pre-commit` hook with `--stage` (the bound repository's box
   only, and not during `git commit <paths>`), or a command the user runs;
 - nothing is filed into a consented box while git is in the middle of an operation
-  (a rebase, `git am`, a bisect, a merge / cherry-pick / revert with conflicts), by a
-  hook or by hand;
+  (a rebase, `git am`, a bisect, a merge / cherry-pick / revert with or without
+  conflicts), by a hook or by hand, except by the pre-commit hook of the commit that
+  concludes a merge;
 - never into a checkout that predates the repository's consent, nor into a box that
   a sparse checkout leaves out of its cone.
 
@@ -71,8 +72,11 @@ def git_dir(top: str) -> str | None:
     return None
 
 
-def operation_in_progress(top: str) -> str | None:
-    """What git is in the middle of in this work tree, from its own state files, or None."""
+def operation_in_progress(top: str, concluding: bool = False) -> str | None:
+    """What git is in the middle of in this work tree, from its own state files, or None.
+    A merge, cherry-pick or revert counts with or without conflicts (`merge --no-commit`
+    too: a filing would make `merge --abort` refuse).  `concluding`: asked by the
+    pre-commit hook, whose commit concludes a merge (that commit is the safe filing)."""
     gd = git_dir(top)
     if gd is None:
         return None
@@ -85,8 +89,11 @@ def operation_in_progress(top: str) -> str | None:
         return "a bisect"
     for name, what in (("MERGE_HEAD", "a merge"), ("CHERRY_PICK_HEAD", "a cherry-pick"),
                        ("REVERT_HEAD", "a revert")):
-        if os.path.exists(os.path.join(gd, name)) and _has_conflicts(top):
-            return f"{what} with conflicts"
+        if os.path.exists(os.path.join(gd, name)):
+            if _has_conflicts(top):
+                return f"{what} with conflicts"
+            if not (concluding and name == "MERGE_HEAD"):
+                return what
     return None
 
 
@@ -194,7 +201,7 @@ class Gate:
                 return Verdict(False, True, WAIT_FOR_SAFE)
             if self.partial_commit:
                 return Verdict(False, True, "a partial commit (git commit <paths>): " + WAIT_FOR_SAFE)
-        busy = operation_in_progress(top)
+        busy = operation_in_progress(top, concluding=self.mode == STAGE)
         if busy is None and self.mode == COMMAND and _index_locked(top):
             # Another git command is writing the index and, likely, the work tree (a
             # checkout, a merge): appending now could race its rewrite of the box.  (Not

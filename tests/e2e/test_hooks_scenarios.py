@@ -67,3 +67,49 @@ def test_a_letter_left_to_a_deleted_branch_is_filed_again_by_distribute(a1, spoo
     distribute(a1)
     assert_each_letter_once(a1, ids, "after branch -D")
     assert "in no box" not in in_no_box(a1)
+
+
+def test_merge_no_commit_then_distribute_then_merge_abort_succeeds(a1, spool_path):
+    git(a1, "switch", "-q", "-c", "side")
+    commit_file(a1, "side.txt", "s\n", "side work")
+    git(a1, "switch", "-q", "main")
+    commit_file(a1, "main.txt", "m\n", "main work")
+    assert git(a1, "merge", "--no-commit", "--no-ff", "side", check=False).returncode == 0
+    ids = write_letters(spool_path, "during a merge without conflicts")
+    done = m1nd("distribute", cwd=a1)
+    assert done.returncode == 0, done.stderr
+    assert "until git is done" in done.stdout + done.stderr
+    assert not set(ids) & set(box_ids(a1))
+    aborted = git(a1, "merge", "--abort", check=False)
+    assert aborted.returncode == 0, aborted.stderr
+    assert clean(a1)
+    distribute(a1)
+    assert_each_letter_once(a1, ids, "filed once git is done")
+
+
+def test_the_commit_that_concludes_a_merge_files_and_stages_the_box(a1, spool_path):
+    git(a1, "switch", "-q", "-c", "side")
+    commit_file(a1, "side.txt", "s\n", "side work")
+    git(a1, "switch", "-q", "main")
+    commit_file(a1, "main.txt", "m\n", "main work")
+    assert git(a1, "merge", "--no-commit", "--no-ff", "side", check=False).returncode == 0
+    ids = write_letters(spool_path, "carried by the merge commit")
+    assert git(a1, "commit", "-q", "--no-edit", check=False).returncode == 0
+    assert_each_letter_once(a1, ids)
+    assert clean(a1)
+
+
+@pytest.mark.parametrize("where", ["global-excludes", "top-gitignore"])
+def test_a_tracked_box_matched_by_an_ignore_rule_is_filed_and_staged(a1, spool_path, tmp_path, where):
+    if where == "global-excludes":
+        excludes = tmp_path / "excludes"
+        excludes.write_text(".m1nd/\n")
+        git(a1, "config", "core.excludesFile", str(excludes))
+    else:
+        commit_file(a1, ".gitignore", ".m1nd/\n", "ignore .m1nd")
+    ids = write_letters(spool_path, "into an ignored yet tracked box")
+    commit_file(a1, "code.txt", "v2\n", "code")
+    assert_each_letter_once(a1, ids)
+    assert clean(a1), git(a1, "status", "--porcelain").stdout
+    git(a1, "switch", "-q", "-c", "other", "HEAD~1")
+    assert git(a1, "switch", "-q", "main", check=False).returncode == 0
