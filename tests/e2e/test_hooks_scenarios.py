@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitworld import (assert_each_letter_once, box_ids, clean, commit_file, consent, git, install_hooks, m1nd,
-                      write_letters)
+                      other_home_env, write_letters)
 
 
 @pytest.fixture
@@ -113,3 +113,33 @@ def test_a_tracked_box_matched_by_an_ignore_rule_is_filed_and_staged(a1, spool_p
     assert clean(a1), git(a1, "status", "--porcelain").stdout
     git(a1, "switch", "-q", "-c", "other", "HEAD~1")
     assert git(a1, "switch", "-q", "main", check=False).returncode == 0
+
+
+def test_a_partial_clone_never_fetches_a_box_blob_it_lacks(a1, spool_path, tmp_path):
+    git(a1, "switch", "-q", "-c", "x")
+    write_letters(spool_path, "only on branch x")
+    commit_file(a1, "x.txt", "x\n", "x carries a letter")  # x's box blob differs from main's
+    git(a1, "switch", "-q", "main")
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(a1), str(origin))
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    env = other_home_env(tmp_path, "partial")
+    clone = tmp_path / "p" / "repo-a"
+    clone.parent.mkdir()
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{origin}", str(clone))
+    git(clone, "branch", "-q", "x", "origin/x")  # a local branch whose box blob the clone lacks
+    done = m1nd("hooks", "install", "--stage", str(clone), cwd=clone, env=env)
+    assert done.returncode == 0, done.stderr
+    origin.rename(tmp_path / "origin-gone.git")  # the promisor remote is gone
+    ids = write_letters(Path(env["M1ND_HOME"]) / "field-reports.jsonl", "in the partial clone")
+    assert m1nd("distribute", cwd=clone, env=env).returncode == 0
+    git(clone, "checkout", "-q", "--", ".m1nd")  # dropped: the next safe filing asks what branches hold
+    trace = tmp_path / "trace"
+    traced = {**env, "GIT_TRACE": str(trace)}
+    committed = git(clone, "commit", "-q", "--allow-empty", "-m", "in a partial clone", env=traced, check=False)
+    assert committed.returncode == 0, committed.stderr
+    assert_each_letter_once(clone, ids, "filed again in the partial clone")
+    assert clean(clone)
+    assert "cat-file" in trace.read_text(), "the hook asked git what the branches hold"
+    fetches = [l for l in trace.read_text().splitlines() if " fetch " in l or "upload-pack" in l]
+    assert not fetches, fetches
