@@ -154,7 +154,10 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
         if name == STAGE_HOOK:
             from m1nd.cases.escalation import after_distribution, before_distribution
 
-            gate = Gate(STAGE, run.bound, partial_commit=is_partial_commit(index_file))
+            # Under the pre-commit framework, with unstaged edits of the box set aside in
+            # its patch: filing now would make that patch not apply (the commit fails).
+            mode = HOOK if framework_set_aside_the_box(parent) else STAGE
+            gate = Gate(mode, run.bound, partial_commit=is_partial_commit(index_file))
             before = before_distribution(run)
             receipt = after_distribution(run, distribute(run, gate=gate), before, gate)
         else:
@@ -172,6 +175,47 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
         except M1ndError as exc:
             lines.append(f"m1nd: warning: the {name} hook: {_one_line(exc)}")
     return "".join(line + "\n" for line in lines)
+
+
+def _ancestors(pid: int, depth: int = 4) -> list[int]:
+    """`pid` and a few of its parents (Linux /proc; elsewhere `pid` alone)."""
+    chain = [pid]
+    for _ in range(depth):
+        try:
+            with open(f"/proc/{chain[-1]}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+        if ppid <= 1:
+            break
+        chain.append(ppid)
+    return chain
+
+
+def framework_set_aside_the_box(hook_pid: int) -> bool:
+    """The pre-commit framework (PRE_COMMIT=1) stashes unstaged edits into
+    `<its home>/patch<time>-<its pid>` around the hooks and applies that patch back
+    after them: True when the patch of the framework running this hook holds the box."""
+    if os.environ.get("PRE_COMMIT") != "1":
+        return False
+    home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit")
+    suffixes = tuple(f"-{pid}" for pid in _ancestors(hook_pid))
+    try:
+        names = [n for n in os.listdir(home) if n.startswith("patch") and n.endswith(suffixes)]
+    except OSError:
+        return False
+    for name in names:
+        try:
+            with open(os.path.join(home, name), "rb") as fh:
+                patch = fh.read()
+        except OSError:
+            continue
+        box = BOX_REL.encode()
+        if any(line.startswith(b"+++ b/") and (line[6:] == box or line.endswith(b"/" + box))
+               for line in patch.splitlines()):
+            return True
+    return False
 
 
 def open_letters_line(label: str, open_count: int, new: int, waiting: int = 0) -> str:

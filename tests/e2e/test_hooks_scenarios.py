@@ -4,6 +4,9 @@ each with real git and m1nd's shims (`hooks install --stage`)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,3 +146,32 @@ def test_a_partial_clone_never_fetches_a_box_blob_it_lacks(a1, spool_path, tmp_p
     assert "cat-file" in trace.read_text(), "the hook asked git what the branches hold"
     fetches = [l for l in trace.read_text().splitlines() if " fetch " in l or "upload-pack" in l]
     assert not fetches, fetches
+
+
+def test_under_the_pre_commit_framework_a_commit_with_unstaged_box_letters_succeeds(tmp_path, make_repo, spool_path):
+    from tools import pre_commit_bin
+
+    pre_commit = pre_commit_bin()
+    repo = make_repo("repo-a")
+    commit_file(repo, "code.txt", "v1\n", "start")
+    consent(repo)
+    (repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n  - id: m1nd-stage\n    name: m1nd-stage\n"
+        f"    entry: {sys.executable} -m m1nd hook run pre-commit\n"
+        "    language: system\n    always_run: true\n    pass_filenames: false\n")
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-qm", "the framework")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    done = subprocess.run([pre_commit, "install"], cwd=repo, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    earlier = write_letters(spool_path, "filed by hand, not staged")
+    distribute(repo)  # the box now has unstaged letters
+    later = write_letters(spool_path, "arrives before the commit")
+    (repo / "code.txt").write_text("v2\n")
+    git(repo, "add", "code.txt")
+    committed = git(repo, "commit", "-qm", "code", env=env, check=False)
+    assert committed.returncode == 0, committed.stdout + committed.stderr
+    assert git(repo, "status", "--porcelain", "--", "code.txt").stdout == ""
+    assert_each_letter_once(repo, earlier, "the framework's patch applied back")
+    distribute(repo)
+    assert_each_letter_once(repo, earlier + later, "the waiting letter is filed by the next filing")
