@@ -198,6 +198,15 @@ class BoxIndex:
         finally:
             os.close(fd)
 
+    def forget(self) -> None:
+        """Delete the stored index: the next run reads the box again and re-checks it."""
+        if self.file is not None:
+            try:
+                os.unlink(self.file)
+            except FileNotFoundError:
+                pass
+        self.dirty = False
+
     def set_lean(self, fingerprint: str | None) -> None:
         if not self.loaded:
             self._load()

@@ -31,7 +31,7 @@ from m1nd.boxindex import BoxIndex
 from m1nd.cursor import LOCATION, Pair, State, StateCorrupt, Store, mark_spool, spool_unchanged
 from m1nd.errors import M1ndError
 from m1nd.fsutil import gc_paused, lock_for, open_regular
-from m1nd.gitops.safety import Gate
+from m1nd.gitops.safety import WAIT_FOR_SAFE, Gate
 from m1nd.letters import iter_raw, load
 from m1nd.paths import ensure_home
 from m1nd.routing import MEDULLA, PENDING, PROJECT, Route
@@ -128,6 +128,7 @@ class _Batch:
     wait: str | None = None  # why this filing leaves the box alone (safety.py)
     consented: bool = False  # git does not ignore the box
     refiled: set[bytes] = field(default_factory=set)  # digests filed again: skipped when git holds them
+    drop_index: bool = False  # letters left out that the state counts as filed: re-check the box next time
     leaned: str | None = None  # fingerprint of the refs that held letters this run left out
 
 
@@ -156,7 +157,9 @@ class _Filer:
                     batch.problem = boxes.refusal(box)
                     batch.index = BoxIndex(box.path, self.run.paths.state)
         if batch.wait is not None:  # not now: the pair is read back at a filing that may write the box
-            if pair >= 0:
+            if pair < 0 and batch.index is not None:
+                batch.drop_index = True  # the hook ran out of time (_too_late) on a letter filed again
+            elif pair >= 0:
                 if likely_secret(raw):  # held, as a flush would count it: it never waits for a box
                     self.pairs[pair].held += 1
                 else:
@@ -184,6 +187,9 @@ class _Filer:
                             self.pairs[batch.pairs[i]].held += 1
                     ids = [x for i, x in enumerate(ids) if i not in held]
                     raws = [x for i, x in enumerate(raws) if i not in held]
+            if self.write and not batch.problem and raws and batch.consented and not self.gate.in_time():
+                self._too_late(batch)
+                raws = []
             if self.write and not batch.problem and raws:
                 try:
                     n = boxes.append(batch.box, ids, raws, self.run.paths.locks, batch.index,
@@ -197,6 +203,19 @@ class _Filer:
             batch.ids, batch.raws, batch.pairs = [], [], []
         self.buffered = 0
 
+    def _too_late(self, batch: _Batch) -> None:
+        """The hook gave up (or is about to): this consented box's letters wait for the
+        next safe filing.  Letters of this run's pairs are counted waiting; letters filed
+        again (or a spool tail) are found missing again because the box's index is
+        dropped (then a filing re-checks the box)."""
+        batch.wait = "the hook ran out of time: " + WAIT_FOR_SAFE
+        for pair in batch.pairs:
+            if pair >= 0:
+                self.waited[pair] = self.waited.get(pair, 0) + 1
+            else:
+                batch.drop_index = True
+        batch.ids, batch.raws, batch.pairs = [], [], []
+
     def finish(self) -> list[str]:
         """Flush, fsync every box written, save their indexes; returns index notes."""
         self.flush()
@@ -209,7 +228,9 @@ class _Filer:
             if batch.appended:
                 with _naming(batch.box.path):
                     boxes.sync(batch.box.path)
-            if not batch.problem:
+            if batch.drop_index:
+                batch.index.forget()
+            elif not batch.problem:
                 if batch.refiled:  # this run checked what git holds: remember what it leant on
                     batch.index.set_lean(batch.leaned)
                 with _naming(batch.index.file):

@@ -72,7 +72,7 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
         try:
             os.close(read_end)
             _detach()
-            report = _work(name, index_file, parent)
+            report = _work(name, index_file, parent, started + limit - min(1.0, limit / 5))
         except BaseException as exc:  # noqa: BLE001 - a hook never fails
             report = f"m1nd: warning: the {name} hook failed: {_one_line(exc)}\n"
             code = 1
@@ -137,7 +137,7 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(message).split())
 
 
-def _work(name: str, index_file: str | None, parent: int) -> str:
+def _work(name: str, index_file: str | None, parent: int, deadline: float) -> str:
     """Distribute, then tell (post-* hooks) or stage (pre-commit).  Returns the lines to print."""
     from m1nd.distribute import distribute
     from m1nd.errors import M1ndError
@@ -157,7 +157,8 @@ def _work(name: str, index_file: str | None, parent: int) -> str:
             # Under the pre-commit framework, with unstaged edits of the box set aside in
             # its patch: filing now would make that patch not apply (the commit fails).
             mode = HOOK if framework_set_aside_the_box(parent) else STAGE
-            gate = Gate(mode, run.bound, partial_commit=is_partial_commit(index_file))
+            gate = Gate(mode, run.bound, partial_commit=is_partial_commit(index_file), deadline=deadline,
+                        parent=parent)
             before = before_distribution(run)
             receipt = after_distribution(run, distribute(run, gate=gate), before, gate)
         else:

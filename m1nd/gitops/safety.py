@@ -125,11 +125,25 @@ class Gate:
     """The verdicts of one filing: `mode` is HOOK, STAGE (the pre-commit hook with
     --stage) or COMMAND (a command the user runs)."""
 
-    def __init__(self, mode: str = COMMAND, bound: str | None = None, partial_commit: bool = False) -> None:
+    def __init__(self, mode: str = COMMAND, bound: str | None = None, partial_commit: bool = False,
+                 deadline: float | None = None, parent: int | None = None) -> None:
         self.mode = mode
         self.bound = os.path.realpath(bound) if bound else None
         self.partial_commit = partial_commit
+        # A hook's child: consented boxes are written only while the hook that git runs
+        # (`parent`) still waits, with time left to stage (`deadline`, time.monotonic()).
+        self.deadline = deadline
+        self.parent = parent
         self._verdicts: dict[str, Verdict] = {}
+
+    def in_time(self) -> bool:
+        """May a consented box still be written now?  Never after the hook gave up:
+        git went on without it, and a late write would leave the tracked box changed."""
+        import time
+
+        if self.parent is not None and os.getppid() != self.parent:
+            return False
+        return self.deadline is None or time.monotonic() < self.deadline
 
     def verdict(self, box) -> Verdict:
         """May this filing write `box` (a boxes.Box)?  Cached for the run."""

@@ -175,3 +175,39 @@ def test_under_the_pre_commit_framework_a_commit_with_unstaged_box_letters_succe
     assert_each_letter_once(repo, earlier, "the framework's patch applied back")
     distribute(repo)
     assert_each_letter_once(repo, earlier + later, "the waiting letter is filed by the next filing")
+
+
+def wait_for_hook_children(repo: Path, limit: float = 120) -> None:
+    """Until no `m1nd hook run` process works in `repo` (a hook's detached child)."""
+    import time
+
+    give_up = time.monotonic() + limit
+    while time.monotonic() < give_up:
+        busy = False
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                cwd = os.readlink(f"/proc/{pid}/cwd")
+            except OSError:
+                continue
+            busy |= b"hook\0run\0" in cmd and Path(cwd) == repo
+        if not busy:
+            return
+        time.sleep(0.2)
+    raise AssertionError("a hook's child kept running")
+
+
+def test_a_pre_commit_hook_past_its_budget_never_writes_the_tracked_box_afterwards(a1, spool_path):
+    ids = write_letters(spool_path, *[f"a letter the hook has no time for {n}" for n in range(200)])
+    before = (a1 / ".m1nd" / "inbox.jsonl").read_bytes()
+    (a1 / "code.txt").write_text("v2\n")
+    env = {**os.environ, "M1ND_HOOK_TIMEOUT": "0.05"}
+    committed = git(a1, "commit", "-qam", "code", env=env, check=False)
+    assert committed.returncode == 0, committed.stderr
+    assert "gave up waiting" in committed.stderr
+    wait_for_hook_children(a1)
+    assert (a1 / ".m1nd" / "inbox.jsonl").read_bytes() == before, "the tracked box is written only in time"
+    assert clean(a1)
+    assert git(a1, "switch", "-q", "-c", "next", check=False).returncode == 0
+    distribute(a1)
+    assert_each_letter_once(a1, ids, "the letters waited for the next safe filing")
