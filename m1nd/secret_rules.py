@@ -14,7 +14,7 @@ anchor term would never be asked.
 
 from __future__ import annotations
 
-import re
+from m1nd import lazyre as re  # compiled on first use: a git hook with nothing to scan never pays
 
 # -- the anchor: one alternation, valid both for the engine (Rust syntax) and `re` --
 _ANCHOR_KEYWORDS = (
