@@ -211,3 +211,20 @@ def test_a_pre_commit_hook_past_its_budget_never_writes_the_tracked_box_afterwar
     assert git(a1, "switch", "-q", "-c", "next", check=False).returncode == 0
     distribute(a1)
     assert_each_letter_once(a1, ids, "the letters waited for the next safe filing")
+
+
+def test_a_commit_refused_by_commit_msg_leaves_the_box_staged(a1, spool_path):
+    hooks = Path(git(a1, "rev-parse", "--git-path", "hooks").stdout.strip())
+    refuse = (a1 / hooks if not hooks.is_absolute() else hooks) / "commit-msg"
+    refuse.write_text("#!/bin/sh\nexit 1\n")
+    refuse.chmod(0o755)
+    ids = write_letters(spool_path, "staged by an aborted commit")
+    (a1 / "code.txt").write_text("v2\n")
+    git(a1, "add", "code.txt")
+    assert git(a1, "commit", "-qm", "refused", check=False).returncode == 1
+    assert git(a1, "status", "--porcelain", "--", ".m1nd/inbox.jsonl").stdout.startswith("M  ")
+    assert_each_letter_once(a1, ids)
+    refuse.unlink()
+    assert git(a1, "commit", "-qm", "carried", check=False).returncode == 0
+    assert clean(a1)
+    assert git(a1, "diff", "--quiet", "HEAD~1", "HEAD", "--", ".m1nd/inbox.jsonl", check=False).returncode == 1
