@@ -93,6 +93,21 @@ class Bench:
         return [PY, "-m", "m1nd", *args]
 
 
+def row_line(row) -> str:
+    name, (t, rss), ratio, target = row
+    r = f"{ratio:.3f}" if ratio is not None else ""
+    return f"| {name} | {t:.3f} | {rss:.0f} | {r} | {target} |"
+
+
+class Rows(list):
+    """The table's rows, each also written to stderr as soon as it is measured (a long
+    run cut short still leaves what it measured)."""
+
+    def append(self, row) -> None:
+        super().append(row)
+        print(row_line(row), file=sys.stderr, flush=True)
+
+
 def median_of(runs: list[tuple[float, float]]) -> tuple[float, float]:
     return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
 
@@ -104,7 +119,7 @@ READS = (("`m1nd sweep`", ("sweep",), 0.1, 0.05), ("`m1nd box repo-001`", ("box"
 def read_rows(b: Bench, repeat: int, label: str, base: float, ks: list[int], some_id: str) -> list:
     """Every read twice: right after a distribution that filed K new letters (each
     read gets its own K new letters, as happens all day), then with nothing new."""
-    rows = []
+    rows = Rows()
     seed = 5000
     for name, args, after_target, quiet_target in READS:
         argv = b.m1nd(*(a if a is not None else some_id for a in args))
@@ -125,7 +140,7 @@ def read_rows(b: Bench, repeat: int, label: str, base: float, ks: list[int], som
 
 def spool_rows(b: Bench, repeat: int, label: str, ks: list[int]) -> list:
     """Every row for one spool (already generated at b.spool)."""
-    rows = []
+    rows = Rows()
     env = b.env
     base = median_of([measure([PY, os.path.join(HERE, "baseline.py"), b.spool], env) for _ in range(repeat)])
     rows.append((f"{label}: baseline: read + sha256 + orjson", base, None, ""))
@@ -209,7 +224,7 @@ def main() -> None:
     ks = [int(k) for k in a.new.split(",")]
     workdir = os.path.abspath(a.workdir or tempfile.mkdtemp(prefix="m1nd-bench-"))
     os.makedirs(workdir, exist_ok=True)
-    rows = []
+    rows = Rows()
     sizes = []
     for label in a.spools.split(","):
         realistic = label == "realistic"
@@ -244,9 +259,8 @@ def main() -> None:
           f"median of {a.repeat}, Python {sys.version.split()[0]}\n")
     print("| operation | median s | peak MB | ratio | target |")
     print("|---|---:|---:|---:|---|")
-    for name, (t, rss), ratio, target in rows:
-        r = f"{ratio:.3f}" if ratio is not None else ""
-        print(f"| {name} | {t:.3f} | {rss:.0f} | {r} | {target} |")
+    for row in rows:
+        print(row_line(row))
     if not a.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
 
