@@ -112,8 +112,12 @@ def median_of(runs: list[tuple[float, float]]) -> tuple[float, float]:
     return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
 
 
+# (row name, arguments (ID: a letter's id, REPORTS: a directory for the reports), target
+# right after new letters, target with nothing new (None: no target))
 READS = (("`m1nd sweep`", ("sweep",), 0.1, 0.05), ("`m1nd box repo-001`", ("box", "repo-001"), 0.1, 0.05),
-         ("`m1nd show ID`", ("show", None), 0.1, 0.05), ("`m1nd doctor`", ("doctor",), 0.3, 0.2))
+         ("`m1nd show ID`", ("show", "ID"), 0.1, 0.05), ("`m1nd doctor`", ("doctor",), 0.3, 0.2),
+         ("`m1nd cases`", ("cases",), 0.1, None),
+         ("`m1nd report --since`", ("report", "--since", "2026-01-01T00:00:00Z", "--to", "REPORTS"), 0.1, None))
 
 
 def read_rows(b: Bench, repeat: int, label: str, base: float, ks: list[int], some_id: str) -> list:
@@ -122,7 +126,8 @@ def read_rows(b: Bench, repeat: int, label: str, base: float, ks: list[int], som
     rows = Rows()
     seed = 5000
     for name, args, after_target, quiet_target in READS:
-        argv = b.m1nd(*(a if a is not None else some_id for a in args))
+        where = {"ID": some_id, "REPORTS": os.path.join(b.workdir, "reports")}
+        argv = b.m1nd(*(where.get(a, a) for a in args))
         for k in ks:
             runs = []
             for _ in range(repeat):
@@ -134,7 +139,8 @@ def read_rows(b: Bench, repeat: int, label: str, base: float, ks: list[int], som
             rows.append((f"{label}: {name} right after {k:,} new letter{'' if k == 1 else 's'}", t, t[0] / base,
                          f"≤ {after_target} × baseline"))
         quiet = median_of([measure(argv, b.env, ok=(0, 1)) for _ in range(repeat)])
-        rows.append((f"{label}: {name} with nothing new", quiet, quiet[0] / base, f"≤ {quiet_target} × baseline"))
+        rows.append((f"{label}: {name} with nothing new", quiet, quiet[0] / base,
+                     f"≤ {quiet_target} × baseline" if quiet_target is not None else ""))
     return rows
 
 
