@@ -5,6 +5,11 @@
 Letters name their repository the ways agents do (a bare name, an annotated name, a
 `~/src/...` path, an absolute path inside the root), plus projectless letters,
 letters for repositories this machine does not have, replies and external tools.
+`--realistic` gives the mix of agents' real field reports: 20 % replies to earlier
+letters by their real ids (9 % receipts, 7 % pickups), 8 % projectless, 8 % for
+unknown repositories, 12 % foreign tools, a third with a commit hash or digest, a
+third with an identifier or path, one in nine saying docker, token, auth or key in
+prose, 5 % multi-line snippets.
 The same arguments always give the same bytes.
 """
 
@@ -36,22 +41,7 @@ PATHS = ("src/m1nd/readmodel/update.py", "/home/dev/src/repo-a/tests/e2e/test_gi
          "packages/core/lib/index/compaction/segment_merger.rs", "~/work/service-b/internal/cache/lru_eviction.go")
 
 
-def realistic_token(rng: random.Random) -> str:
-    """What real field reports carry: a commit hash or a digest, a long identifier or
-    a path (about a third each), or nothing special."""
-    r = rng.random()
-    if r < 1 / 6:
-        return "commit " + "".join(rng.choice("0123456789abcdef") for _ in range(40))
-    if r < 2 / 6:
-        return "sha256:" + "".join(rng.choice("0123456789abcdef") for _ in range(64))
-    if r < 3 / 6:
-        return rng.choice(IDENTS) + f"_{rng.randrange(10 ** 6)}"
-    if r < 4 / 6:
-        return rng.choice(PATHS) + f":{rng.randrange(1, 2000)}"
-    return ""
-
-
-def letter(rng: random.Random, n: int, repos: int, roots_dir: str, recent: list[str], realistic: bool = False) -> bytes:
+def letter(rng: random.Random, n: int, repos: int, roots_dir: str, recent: list[str]) -> bytes:
     r = rng.random()
     i = rng.randrange(repos)
     fields: dict = {
@@ -77,12 +67,6 @@ def letter(rng: random.Random, n: int, repos: int, roots_dir: str, recent: list[
     fields["tool"] = rng.choice(TOOLS)
     fields["what"] = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(12, 30)))
     fields["expected"] = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(4, 12)))
-    if realistic:
-        token = realistic_token(rng)
-        if token:
-            fields["what"] += " " + token
-            if rng.random() < 0.5:
-                fields["snippet"] = token
     if recent and rng.random() < 0.05:
         fields["class"] = "triage" if rng.random() < 0.5 else "pickup"
         fields["answers"] = [rng.choice(recent)]
@@ -90,17 +74,120 @@ def letter(rng: random.Random, n: int, repos: int, roots_dir: str, recent: list[
     return orjson.dumps(fields)
 
 
+# The realistic spool's mix, as fractions of all letters (the issue's measured field reports).
+RECEIPTS, PICKUPS, OTHER_REPLIES = 0.09, 0.07, 0.04  # 20 % replies to earlier letters by their real ids
+PROJECTLESS, UNKNOWN_REPO, FOREIGN = 0.08, 0.08, 0.12
+WORRY_WORDS = ("docker", "token", "auth", "key")  # prose words, never a credential
+FOREIGN_TOOLS = ("playwright", "context7 (docs)", "semgrep", "browseros")
+PROSE = (
+    "the {w} step failed after the image rebuilt so the {w} check ran against the old layer",
+    "rotating the {w} config made the login retry loop forever until the {w} cache expired",
+    "the docs call it an api {w} but the field is a plain label set by the {w} helper",
+)
+SNIPPET_LINES = ("Traceback (most recent call last):", '  File "src/m1nd/readmodel/update.py", line 212, in apply',
+                 "    rows = self.pending[key]", "KeyError: 'repo-007'", "$ git status --porcelain", " M .m1nd/inbox.jsonl")
+
+
+class Replies:
+    """Earlier letters a reply can name: the last few thousand plus a thin sample of
+    older ones, so memory stays flat in N. Each entry is (id, repo, brain): a reply
+    goes where its letter is."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.recent: list[tuple] = []
+        self.old: list[tuple] = []
+
+    def add(self, entry: tuple) -> None:
+        self.recent.append(entry)
+        if len(self.recent) > 4096:
+            if self.rng.random() < 0.05:
+                slot = self.rng.randrange(1024)
+                if len(self.old) < 1024:
+                    self.old.append(self.recent[0])
+                else:
+                    self.old[slot] = self.recent[0]
+            del self.recent[:1]
+
+    def pick(self):
+        pool = self.old if self.old and self.rng.random() < 0.2 else self.recent
+        return self.rng.choice(pool) if pool else None
+
+
+def realistic_letter(rng: random.Random, n: int, repos: int, roots_dir: str, replies: Replies) -> dict:
+    """One letter of the realistic mix (see the fractions above)."""
+    fields: dict = {
+        "ts": f"2026-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T{rng.randrange(24):02d}:"
+              f"{rng.randrange(60):02d}:00Z",
+        "agent": f"agent-{rng.randrange(8)}",
+        "class": rng.choice(CLASSES),
+    }
+    r = rng.random()
+    i = rng.randrange(repos)
+    if r < PROJECTLESS:
+        fields["repo"] = "all"
+        if rng.random() < 0.5:
+            fields["brain"] = "medulla"
+    elif r < PROJECTLESS + UNKNOWN_REPO:
+        fields["repo"] = f"elsewhere-{rng.randrange(10)}"
+    else:
+        r = rng.random()
+        if r < 0.6:
+            fields["repo"] = repo_name(i)
+        elif r < 0.8:
+            fields["repo"] = f"{repo_name(i)} (main checkout)"
+        elif r < 0.9:
+            fields["repo"] = f"~/src/{repo_name(i)}/"
+        else:
+            fields["repo"] = os.path.join(roots_dir, repo_name(i), "src", "module")
+    fields["tool"] = rng.choice(FOREIGN_TOOLS) if rng.random() < FOREIGN else rng.choice(TOOLS[:5])
+    what = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(12, 30)))
+    if rng.random() < 1 / 9:
+        what += " " + rng.choice(PROSE).format(w=rng.choice(WORRY_WORDS))
+    r = rng.random()  # a third carry a hash or digest, a third an identifier or a path
+    if r < 1 / 3:
+        what += " " + ("commit " + "".join(rng.choice("0123456789abcdef") for _ in range(40)) if rng.random() < 0.5
+                       else "sha256:" + "".join(rng.choice("0123456789abcdef") for _ in range(64)))
+    elif r < 2 / 3:
+        what += " " + (rng.choice(IDENTS) + f"_{rng.randrange(10 ** 6)}" if rng.random() < 0.5
+                       else rng.choice(PATHS) + f":{rng.randrange(1, 2000)}")
+    fields["what"] = what
+    fields["expected"] = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(4, 12)))
+    if rng.random() < 0.05:
+        start = rng.randrange(len(SNIPPET_LINES) - 2)
+        fields["snippet"] = "\n".join(SNIPPET_LINES[start:start + rng.randrange(2, 4)])
+    r = rng.random()
+    if r < RECEIPTS + PICKUPS + OTHER_REPLIES:
+        target = replies.pick()
+        if target is not None:
+            fields["class"] = "triage" if r < RECEIPTS else "pickup" if r < RECEIPTS + PICKUPS else "note"
+            fields["answers"] = [target[0]]
+            fields["repo"] = target[1]
+            if target[2] is not None:
+                fields["brain"] = target[2]
+            else:
+                fields.pop("brain", None)
+    fields["seq"] = n
+    return fields
+
+
 def generate(out: str, letters: int, repos: int, roots_dir: str, seed: int, append: bool,
              realistic: bool = False) -> None:
     rng = random.Random(seed)
     recent: list[str] = []
+    replies = Replies(rng)
     with open(out, "ab" if append else "wb") as fh:
         buf = []
         for n in range(letters):
-            raw = letter(rng, n, repos, roots_dir, recent, realistic)
-            if n % 97 == 0:
-                recent.append(hashlib.sha256(raw).hexdigest()[:12])
-                recent = recent[-64:]
+            if realistic:
+                fields = realistic_letter(rng, n, repos, roots_dir, replies)
+                raw = orjson.dumps(fields)
+                replies.add((hashlib.sha256(raw).hexdigest()[:12], fields["repo"], fields.get("brain")))
+            else:
+                raw = letter(rng, n, repos, roots_dir, recent)
+                if n % 97 == 0:
+                    recent.append(hashlib.sha256(raw).hexdigest()[:12])
+                    recent = recent[-64:]
             buf.append(raw)
             if len(buf) >= 10000:
                 fh.write(b"\n".join(buf) + b"\n")
@@ -118,7 +205,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--append", action="store_true")
     ap.add_argument("--realistic", action="store_true",
-                    help="letters carrying commit hashes, digests, long identifiers and paths")
+                    help="the mix of real field reports (replies by real ids, hashes, paths, snippets, ...)")
     a = ap.parse_args()
     generate(a.out, a.letters, a.repos, os.path.abspath(a.roots_dir), a.seed, a.append, a.realistic)
 

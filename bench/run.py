@@ -2,6 +2,7 @@
 measured in the same run.
 
     python bench/run.py [--letters 1000000] [--repos 50] [--repeat 3] [--workdir DIR]
+                        [--spools plain,realistic] [--new 1,1000,10000]
 
 Every operation runs as a real `python -m m1nd` process against a generated spool
 (bench/generate.py).  Peak memory is the process's max RSS (from wait4).  The
@@ -92,13 +93,60 @@ class Bench:
         return [PY, "-m", "m1nd", *args]
 
 
+def row_line(row) -> str:
+    name, (t, rss), ratio, target = row
+    r = f"{ratio:.3f}" if ratio is not None else ""
+    return f"| {name} | {t:.3f} | {rss:.0f} | {r} | {target} |"
+
+
+class Rows(list):
+    """The table's rows, each also written to stderr as soon as it is measured (a long
+    run cut short still leaves what it measured)."""
+
+    def append(self, row) -> None:
+        super().append(row)
+        print(row_line(row), file=sys.stderr, flush=True)
+
+
 def median_of(runs: list[tuple[float, float]]) -> tuple[float, float]:
     return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
 
 
-def spool_rows(b: Bench, repeat: int, label: str) -> list:
+# (row name, arguments (ID: a letter's id, REPORTS: a directory for the reports), target
+# right after new letters, target with nothing new (None: no target))
+READS = (("`m1nd sweep`", ("sweep",), 0.1, 0.05), ("`m1nd box repo-001`", ("box", "repo-001"), 0.1, 0.05),
+         ("`m1nd show ID`", ("show", "ID"), 0.1, 0.05), ("`m1nd doctor`", ("doctor",), 0.3, 0.2),
+         ("`m1nd cases`", ("cases",), 0.1, None),
+         ("`m1nd report --since`", ("report", "--since", "2026-01-01T00:00:00Z", "--to", "REPORTS"), 0.1, None))
+
+
+def read_rows(b: Bench, repeat: int, label: str, base: float, ks: list[int], some_id: str) -> list:
+    """Every read twice: right after a distribution that filed K new letters (each
+    read gets its own K new letters, as happens all day), then with nothing new."""
+    rows = Rows()
+    seed = 5000
+    for name, args, after_target, quiet_target in READS:
+        where = {"ID": some_id, "REPORTS": os.path.join(b.workdir, "reports")}
+        argv = b.m1nd(*(where.get(a, a) for a in args))
+        for k in ks:
+            runs = []
+            for _ in range(repeat):
+                seed += 1
+                b.generate(k, b.spool, seed=seed, append=True, realistic=b.realistic)
+                measure(b.m1nd("distribute"), b.env)
+                runs.append(measure(argv, b.env, ok=(0, 1)))
+            t = median_of(runs)
+            rows.append((f"{label}: {name} right after {k:,} new letter{'' if k == 1 else 's'}", t, t[0] / base,
+                         f"≤ {after_target} × baseline"))
+        quiet = median_of([measure(argv, b.env, ok=(0, 1)) for _ in range(repeat)])
+        rows.append((f"{label}: {name} with nothing new", quiet, quiet[0] / base,
+                     f"≤ {quiet_target} × baseline" if quiet_target is not None else ""))
+    return rows
+
+
+def spool_rows(b: Bench, repeat: int, label: str, ks: list[int]) -> list:
     """Every row for one spool (already generated at b.spool)."""
-    rows = []
+    rows = Rows()
     env = b.env
     base = median_of([measure([PY, os.path.join(HERE, "baseline.py"), b.spool], env) for _ in range(repeat)])
     rows.append((f"{label}: baseline: read + sha256 + orjson", base, None, ""))
@@ -109,6 +157,9 @@ def spool_rows(b: Bench, repeat: int, label: str) -> list:
         firsts.append(measure(b.m1nd("distribute"), env))
     first = median_of(firsts)
     rows.append((f"{label}: first `m1nd distribute`", first, first[0] / base[0], "≤ 3 × baseline"))
+    after_first = measure(b.m1nd("sweep"), env)
+    rows.append((f"{label}: first `m1nd sweep` after the first distribution", after_first,
+                 after_first[0] / base[0], "≤ 4 × baseline"))
 
     rebuilds = []
     for _ in range(repeat):
@@ -164,7 +215,7 @@ def spool_rows(b: Bench, repeat: int, label: str) -> list:
     rows.append((f"{label}: `m1nd hook run post-checkout`, nothing new, {b.letters:,}-letter box", hooks,
                  hooks[0] / first[0], "≤ 0.05 × first distribute"))
     shutil.rmtree(big, ignore_errors=True)
-    return rows
+    return rows + read_rows(b, repeat, label, base[0], ks, some_id[:8])
 
 
 def main() -> None:
@@ -173,20 +224,24 @@ def main() -> None:
     ap.add_argument("--repos", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--workdir", default=None, help="kept between runs to reuse the generated spools")
+    ap.add_argument("--spools", default="plain,realistic", help="which spools to measure (comma-separated)")
+    ap.add_argument("--new", default="1,1000,10000", help="K new letters before each read (comma-separated)")
     a = ap.parse_args()
+    ks = [int(k) for k in a.new.split(",")]
     workdir = os.path.abspath(a.workdir or tempfile.mkdtemp(prefix="m1nd-bench-"))
     os.makedirs(workdir, exist_ok=True)
-    rows = []
+    rows = Rows()
     sizes = []
-    for realistic in (False, True):
-        label = "realistic" if realistic else "plain"
+    for label in a.spools.split(","):
+        realistic = label == "realistic"
         b = Bench(workdir, a.letters, a.repos, realistic)
         if not os.path.exists(b.spool):
             b.generate(a.letters, b.spool, realistic=realistic)
         sizes.append(f"{label} {os.path.getsize(b.spool) / 1e6:.0f} MB")
-        rows += spool_rows(b, a.repeat, label)
+        rows += spool_rows(b, a.repeat, label, ks)
 
-    b = Bench(workdir, a.letters, a.repos, False)
+    memory_kind = "realistic" if "realistic" in a.spools.split(",") else "plain"
+    b = Bench(workdir, a.letters, a.repos, memory_kind == "realistic")
     typer_t = median_of([measure([PY, "-c", "import typer"], b.env) for _ in range(max(a.repeat, 5))])
     version = median_of([measure(b.m1nd("--version"), b.env) for _ in range(max(a.repeat, 5))])
     rows.append(("`python -c 'import typer'`", typer_t, None, ""))
@@ -195,9 +250,9 @@ def main() -> None:
     # Peak memory at a quarter and half of N: flat in N?
     for frac in (4, 2):
         n = a.letters // frac
-        small = os.path.join(workdir, f"spool-plain-{n}.jsonl")
+        small = os.path.join(workdir, f"spool-{memory_kind}-{n}.jsonl")
         if not os.path.exists(small):
-            b.generate(n, small)
+            b.generate(n, small, realistic=b.realistic)
         env = dict(b.env, M1ND_SPOOL=small)
         b.fresh()
         t, rss = measure(b.m1nd("distribute"), env)
@@ -210,9 +265,8 @@ def main() -> None:
           f"median of {a.repeat}, Python {sys.version.split()[0]}\n")
     print("| operation | median s | peak MB | ratio | target |")
     print("|---|---:|---:|---:|---|")
-    for name, (t, rss), ratio, target in rows:
-        r = f"{ratio:.3f}" if ratio is not None else ""
-        print(f"| {name} | {t:.3f} | {rss:.0f} | {r} | {target} |")
+    for row in rows:
+        print(row_line(row))
     if not a.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
 

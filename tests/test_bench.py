@@ -9,17 +9,19 @@ BENCH = Path(__file__).resolve().parent.parent / "bench" / "run.py"
 
 def test_a_tiny_benchmark_run_prints_every_operation_with_its_ratio(tmp_path):
     done = subprocess.run([sys.executable, str(BENCH), "--letters", "400", "--repos", "3", "--repeat", "1",
-                           "--workdir", str(tmp_path / "bench")], capture_output=True, text=True, timeout=300)
+                           "--workdir", str(tmp_path / "bench"), "--new", "1,20"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and "---" not in line]
     names = [row.split("|")[1].strip() for row in rows[1:]]
     per_spool = [
-        "baseline: read + sha256 + orjson", "first `m1nd distribute`",
+        "baseline: read + sha256 + orjson", "first `m1nd distribute`", "first `m1nd sweep` after the first distribution",
         "first read after deleting the read model (rebuilt)", "`m1nd --inbox-sweep --no-distribute`",
         "`m1nd sweep` (human, nothing new)", "`m1nd box repo-001`", "`m1nd show ID`", "`m1nd doctor`",
         "re-run, nothing new", "re-run after 1,000 new letters",
         "`m1nd hook run post-checkout`, nothing new, 400-letter box",
-    ]
+    ] + [f"{read} {when}" for read in ("`m1nd sweep`", "`m1nd box repo-001`", "`m1nd show ID`", "`m1nd doctor`",
+                                  "`m1nd cases`", "`m1nd report --since`")
+         for when in ("right after 1 new letter", "right after 20 new letters", "with nothing new")]
     assert names == [f"{spool}: {row}" for spool in ("plain", "realistic") for row in per_spool] + [
         "`python -c 'import typer'`", "`m1nd --version`",
         "first distribute at N/4 (memory)", "read-model build + v0 document at N/4 (memory)",
@@ -28,3 +30,4 @@ def test_a_tiny_benchmark_run_prints_every_operation_with_its_ratio(tmp_path):
     ratios = {row.split("|")[1].strip(): row.split("|")[4].strip() for row in rows[1:]}
     assert float(ratios["plain: first `m1nd distribute`"]) > 0
     assert float(ratios["realistic: `m1nd sweep` (human, nothing new)"]) > 0
+    assert float(ratios["realistic: `m1nd doctor` right after 20 new letters"]) > 0

@@ -1,7 +1,8 @@
 """The read model never changes an answer: every view computed from it equals the
 same view computed from the files alone, after any sequence of spool appends, git
 arrivals (a box extended, replaced by a checkout, rewritten in place), torn tails,
-distribution runs, and the state deleted or corrupted (hypothesis).
+distribution runs, replies arriving before and after their letters, and the state
+deleted or corrupted (hypothesis).
 
 The files-only reference paths are `m1nd.sweep.sweep`, `m1nd.boxview.view_box`,
 `m1nd.views.files_*_listing` and `m1nd.doctor.diagnose_files`.
@@ -68,6 +69,15 @@ class World:
             os.makedirs(os.path.join(root, ".git"))
             self.roots.append(root)
         self.ids: list[str] = []
+        self.future: list[bytes] = []  # letters already answered, not yet written
+
+    def foretell(self, data) -> None:
+        """A letter that replies may name before it arrives (its id is known)."""
+        import hashlib
+
+        raw = letter_bytes(self.ids, data)
+        self.future.append(raw)
+        self.ids.append(hashlib.sha256(raw).hexdigest()[:12])
 
     def run(self):
         return open_run(home=self.home, spool=self.spool, extra_roots=self.roots, cwd=self.base)
@@ -94,6 +104,13 @@ class World:
 def apply(world: World, op: str, data) -> None:
     if op == "spool":
         world.append(world.spool, world.new_letters(data, data.draw(st.integers(1, 4))))
+    elif op == "foretell":  # replies can name this letter from now on; it arrives later
+        world.foretell(data)
+    elif op == "arrive":  # a letter arrives after the replies that name it
+        if world.future:
+            raw = world.future.pop(0)
+            where = data.draw(st.sampled_from(["spool", "box"]))
+            world.append(world.spool if where == "spool" else world.box(data.draw(st.integers(0, 1))), raw + b"\n")
     elif op == "spool-junk":
         world.append(world.spool, data.draw(st.sampled_from([b"not json\n", b"\n", b"   \n", b"[1]\n", b'{"ts": 5}\n'])))
     elif op == "torn-tail":
@@ -201,7 +218,7 @@ def check_views_after_damage(world: World) -> None:
         check_views(world)
 
 
-OPS = st.sampled_from(["spool", "spool", "spool", "spool-junk", "torn-tail", "finish-tail", "distribute", "distribute",
+OPS = st.sampled_from(["spool", "spool", "spool", "foretell", "arrive", "spool-junk", "torn-tail", "finish-tail", "distribute", "distribute",
                        "box-extend", "box-replace", "box-rewrite", "box-conflict", "rm-state", "corrupt-state"])
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple
 
@@ -34,6 +35,7 @@ from m1nd.run import Run
 SPOOL = "spool"
 BOX = "box"
 PRELOAD_BYTES = 4 << 20  # spool bytes to index that are worth compiling the secret rules in a thread
+PROGRESS_BYTES = 1 << 20  # a first build reading this much shows a progress bar when stderr is a terminal
 
 
 class Source(NamedTuple):
@@ -103,6 +105,7 @@ class ReadModel:
         self.gens: list[int] = []  # generations this update wrote
         self.sources: list[Source] = []
         self._graphs: dict[str, ReplyGraph] = {}
+        self._progress = None  # advances the first build's progress bar (see _build_progress)
 
     # -- keeping current -----------------------------------------------------------
     def refresh(self, secret_check=None, only: Box | None = None) -> None:
@@ -123,9 +126,15 @@ class ReadModel:
         if fresh:
             store.drop_secondary(self.con)
             self.con.execute(f"PRAGMA cache_size = -{store.BUILD_CACHE_KB}")
-        sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
-        for box in ([only] if only is not None else run.boxes()):
-            sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
+        boxes = [only] if only is not None else run.boxes()
+        with _build_progress(fresh, [spool_path] + [b.path for b in boxes]) as progress:
+            self._progress = progress
+            try:
+                sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
+                for box in boxes:
+                    sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
+            finally:
+                self._progress = None
         if fresh:
             store.make_secondary(self.con)
             self.con.execute(f"PRAGMA cache_size = -{store.CACHE_KB}")
@@ -148,7 +157,8 @@ class ReadModel:
         fh = None
         try:
             fh = open_regular(path)  # a FIFO, a device or a directory: an error, never a hang
-            fid, gens = refresh_file(self.con, path, fh.fileno() if fh else None, secret_check)
+            fid, gens = refresh_file(self.con, path, fh.fileno() if fh else None, secret_check,
+                                     self._progress)
         except OSError as exc:
             message = f"cannot read {'spool ' if strict else ''}{path}: {exc.strerror}"
             if strict:
@@ -623,6 +633,34 @@ class ReadModel:
 STATE_ORDER = STATES
 
 
+@contextmanager
+def _build_progress(fresh: bool, paths: list[str]):
+    """A progress bar on stderr while a first build (a new home, or after the state was
+    deleted) reads a large mailbox, when stderr is a terminal; yields the callback
+    that advances it by bytes read (None: no bar). It leaves no trace on the screen."""
+    import sys
+
+    total = 0
+    if fresh:
+        for path in paths:
+            try:
+                total += os.stat(path).st_size
+            except OSError:
+                pass
+    stream = sys.stderr
+    if total < PROGRESS_BYTES or not (hasattr(stream, "isatty") and stream.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("indexing the mailbox"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                   console=Console(file=stream), transient=True)
+    task = bar.add_task("index", total=total)
+    with bar:
+        yield lambda n: bar.advance(task, n)
+
+
 def open_model(run: Run, secret_check=None, only: Box | None = None) -> ReadModel:
     """The read model for this run, brought current with the run's files.
 
@@ -691,9 +729,6 @@ def _record_first_seen(model: ReadModel) -> None:
             record(model.run.paths, seen, stamp(parse_now()))
     except (OSError, M1ndError) as exc:
         model.notes.append(f"coverage ledger not updated: {getattr(exc, 'message', None) or exc}")
-
-
-from contextlib import contextmanager
 
 
 @contextmanager

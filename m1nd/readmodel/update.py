@@ -135,9 +135,11 @@ def _set_row(con, fid: int, st, offset: int, lines: int, hashes: list[str], tail
         (st.st_dev, st.st_ino, size, mtime, offset, lines, orjson.dumps(hashes).decode(), tail, gen, fid))
 
 
-def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_check=None) -> tuple[int, list[int]]:
+def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_check=None,
+                 progress=None) -> tuple[int, list[int]]:
     """Bring one file's part of the model up to the file's content.  `fd` is the
     open file (None: the file does not exist).  Returns (fid, generations written).
+    `progress`, when given, is called with the number of bytes read since its last call.
 
     A large read commits every CHUNK_LINES lines, the file's row then saying exactly
     how far it is indexed (and, with no trusted stat, that it must be looked at
@@ -185,7 +187,7 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
         # inserted (INSERT OR IGNORE keeps the first of a letter written twice).
         probe = con.execute("SELECT 1 FROM letters LIMIT 1").fetchone() is not None
         offset, lines, tail, read_to, hashes = _read(con, fid, fd, st, row.offset, row.lines, row.hashes, gen,
-                                                     secret_check, probe)
+                                                     secret_check, probe, progress)
         after = os.fstat(fd)
         # Record the file's stat only when everything up to its end was read:
         # bytes appended while we read must make the next update look again.
@@ -206,7 +208,7 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
 
 
 def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str], gen: int, secret_check,
-          probe: bool = True):
+          probe: bool = True, progress=None):
     """Index the lines from `offset`, committing every CHUNK_LINES lines.  Returns
     (offset and line count of the terminated lines read, unfinished tail line or
     None, bytes read up to, hashes of [0, offset))."""
@@ -215,6 +217,7 @@ def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str]
     read_to = offset
     n = lines
     done_offset, since = offset, 0
+    told = offset
     with os.fdopen(os.dup(fd), "rb") as fh:
         for start, end, raw, terminated in iter_raw(fh, offset):
             n += 1
@@ -228,6 +231,9 @@ def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str]
             if len(pending) >= BATCH:
                 tail = _flush(con, fid, pending, gen, secret_check, probe) or tail
                 pending = []
+                if progress is not None:
+                    progress(read_to - told)
+                    told = read_to
                 if since >= CHUNK_LINES and terminated:
                     hashes = region_hashes(fd, offset, hashes, done_offset)
                     done_offset, since = offset, 0
@@ -236,6 +242,8 @@ def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str]
                     con.execute("BEGIN IMMEDIATE")
         if pending:
             tail = _flush(con, fid, pending, gen, secret_check, probe) or tail
+    if progress is not None:
+        progress(read_to - told)
     hashes = region_hashes(fd, offset, hashes, done_offset)
     return offset, lines, tail, read_to, hashes
 
