@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import cases, demo, doctor, examples, git, help, letters, mailbox, report, roster, serve, show
+from m1nd.cli import cases, completion, demo, doctor, examples, git, help, letters, mailbox, report, roster, serve, show
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -61,3 +61,4 @@ app.add_typer(report.app, name="report")
 app.add_typer(cases.app, name="cases")
 app.add_typer(cases.sentinels_app, name="sentinels")
 app.command("serve")(serve.serve)
+app.command("completion", epilog=completion.EPILOG)(completion.completion)

@@ -164,6 +164,10 @@ def main(argv: list[str] | None = None) -> None:
     from m1nd.cli.app import app
 
     command = get_command(app)
+    if os.environ.get("_M1ND_COMPLETE"):  # Tab in a shell that sourced `m1nd completion SHELL`
+        from typer.completion import completion_init
+
+        completion_init()
     try:
         code = command.main(args=args, prog_name="m1nd", standalone_mode=False)
     except KeyboardInterrupt:
