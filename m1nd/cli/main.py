@@ -53,6 +53,17 @@ def hoist(args: list[str]) -> list[str]:
     return rest[:cut] + moved + rest[cut:]
 
 
+def no_pager(args: list[str]) -> list[str]:
+    """`--no-pager` anywhere (before a `--`), as git's global option: taken out of the
+    arguments and turned into "no pager" for whatever command pages. The commands that
+    also declare it take it either way."""
+    end = args.index("--") if "--" in args else len(args)
+    if "--no-pager" not in args[:end]:
+        return args
+    os.environ["M1ND_PAGER"] = ""
+    return [a for a in args[:end] if a != "--no-pager"] + args[end:]
+
+
 def _say(message: str) -> None:
     try:
         sys.stderr.write(f"m1nd: error: {message}\n")
@@ -152,6 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     except OSError:
         _say("the current directory no longer exists (or cannot be read): cd somewhere else first")
         sys.exit(EXIT_FAILURE)
+    args = no_pager(args)
     args = hoist(args)
     if args[:1] == ["report"]:
         # The cron path: nothing due is answered before typer loads.
