@@ -16,6 +16,7 @@ app = typer.Typer(
     invoke_without_command=True,
     no_args_is_help=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=examples.ROOT,
 )
 
 
@@ -61,4 +62,5 @@ app.add_typer(report.app, name="report")
 app.add_typer(cases.app, name="cases")
 app.add_typer(cases.sentinels_app, name="sentinels")
 app.command("serve")(serve.serve)
-app.command("completion", epilog=completion.EPILOG)(completion.completion)
+app.command("completion", epilog=examples.COMPLETION)(completion.completion)
+examples.attach(app)

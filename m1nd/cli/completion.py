@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import typer
 
-from m1nd.cli import examples
-from m1nd.errors import EXIT_USAGE
 
 SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VAR = "_M1ND_COMPLETE"
@@ -23,7 +21,3 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh
 
     typer.echo(get_completion_script(prog_name="m1nd", complete_var=COMPLETE_VAR, shell=shell))
 
-
-EPILOG = examples.lines("m1nd completion bash >> ~/.bashrc",
-                        "m1nd completion zsh > \"${fpath[1]}/_m1nd\"",
-                        "m1nd completion fish > ~/.config/fish/completions/m1nd.fish")

@@ -86,13 +86,21 @@ def _fields(what: str, **kwargs) -> dict:
     return letter_fields(what, bound_root=bound, **kwargs)
 
 
+# The symptom kinds of m1nd.cases.fingerprints.VOCABULARY, written out so that `write`
+# does not import the cases engine at start-up (a test keeps the two equal).
+SYMPTOM_KINDS = ("false_absence", "stale_claim", "overclaimed_verdict", "wrong_route", "scope_escape",
+                 "silent_drop", "crash", "ux_confusion")
+KIND_HELP = ("The letter's kind: a symptom, one of " + ", ".join(SYMPTOM_KINDS)
+             + " (cases group letters by it); or mission (filed, left out of every view and count).")
+
+
 def write(
     what: What,
     repo: Repo = None,
     brain: Brain = None,
     tool: Tool = None,
     klass: Annotated[Optional[str], typer.Option("--class", help="The letter's class (e.g. bug, memory_misdelivery).")] = None,
-    kind: Annotated[Optional[str], typer.Option("--kind", help="The letter's kind.")] = None,
+    kind: Annotated[Optional[str], typer.Option("--kind", help=KIND_HELP)] = None,
     expected: Annotated[Optional[str], typer.Option("--expected", help="What was expected instead.")] = None,
     snippet: Annotated[Optional[str], typer.Option("--snippet", help="A short excerpt.")] = None,
     answers: Annotated[Optional[list[str]], typer.Option("--answers", help="An id this letter answers (repeatable).", metavar="ID")] = None,

@@ -12,6 +12,7 @@ Two promises of the CLI contract (section 10) live here:
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from m1nd.errors import EXIT_FAILURE, EXIT_USAGE
@@ -124,7 +125,17 @@ def usage_line(exc) -> None:
     ctx = getattr(exc, "ctx", None)
     where = getattr(ctx, "command_path", "") or "m1nd"
     message = " ".join(str(exc.format_message()).split()).rstrip(".")
+    # click words an option's near misses "(Possible options: --a, --b)"; say it as git does.
+    message = re.sub(r"No such option: (\S+)\s*\(Possible options?: ([^)]*)\)", _closest_option, message)
     sys.stderr.write(f"m1nd: error: {message} (see {where} --help)\n")
+
+
+def _closest_option(match) -> str:
+    import difflib
+
+    typed, candidates = match[1], match[2].split(", ")
+    best = max(candidates, key=lambda c: difflib.SequenceMatcher(None, typed, c).ratio())
+    return f"No such option: {typed}; did you mean {best}?"
 
 
 class _StdoutGone(Exception):
