@@ -34,3 +34,20 @@ def test_a_read_only_run_or_one_that_files_nothing_there_leaves_the_roster_alone
     assert run_cli("sweep", "--no-distribute", cwd=repo).code == 0
     assert run_cli("distribute", cwd=repo).stderr == ""
     assert not (m1nd_home / "roster.json").exists()
+
+
+def test_an_ambiguous_label_names_both_paths_and_the_fix_that_is_right(tmp_path, m1nd_home):
+    a, b = tmp_path / "a" / "dup", tmp_path / "b" / "dup"
+    a.mkdir(parents=True)
+    b.mkdir(parents=True)
+    run_cli("roster", "add", str(a))
+    run_cli("roster", "add", str(b))
+    run_cli("write", "--repo", "dup", "--what", "for dup")
+    sweep = run_cli("sweep", "--no-pager")
+    assert "unknown repositories" not in sweep.stderr and "roster add" not in sweep.stderr
+    assert f"it is the label of {a} and {b}" in sweep.stderr and "rename one directory" in sweep.stderr
+    doctor = run_cli("doctor", "--json")
+    checks = {c["name"]: c for c in doctor.json["checks"]}
+    assert "roster add" not in checks["pending"]["fix"]
+    assert str(b) in checks["pending"]["fix"] and "rename" in checks["pending"]["fix"]
+    assert str(a) in checks["pending"]["message"] and str(b) in checks["pending"]["message"]

@@ -117,8 +117,16 @@ def _warn_read(model, receipt) -> None:
         output.warn(f"box {label} is unreachable (its root is not a directory here)")
     if receipt.pending:
         waits = "waits" if receipt.pending_letters == 1 else "wait"
-        output.warn(f"{plural(receipt.pending_letters, 'letter')} {waits} in the spool for unknown repositories: "
-                    f"{', '.join(receipt.pending)} (m1nd roster add PATH)")
+        ambiguous = model.run.roots.ambiguous
+        unknown = [name for name in receipt.pending if name.lower() not in ambiguous]
+        shared = [name for name in receipt.pending if name.lower() in ambiguous]
+        if unknown:
+            output.warn(f"{plural(receipt.pending_letters, 'letter')} {waits} in the spool for unknown repositories: "
+                        f"{', '.join(unknown)} (m1nd roster add PATH)")
+        for name in shared:  # two roots share the label: adding roots cannot help
+            paths = " and ".join(r.path for r in ambiguous[name.lower()])
+            output.warn(f"letters for {name!r} wait: it is the label of {paths} "
+                        f"(m1nd roster remove one of them, or rename one directory)")
 
 
 def sweep(
