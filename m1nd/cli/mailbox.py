@@ -120,8 +120,9 @@ def _warn_read(model, receipt) -> None:
         ambiguous = model.run.roots.ambiguous
         unknown = [name for name in receipt.pending if name.lower() not in ambiguous]
         shared = [name for name in receipt.pending if name.lower() in ambiguous]
-        if unknown:
-            output.warn(f"{plural(receipt.pending_letters, 'letter')} {waits} in the spool for unknown repositories: "
+        if unknown:  # the count covers every waiting letter: said only when all are for unknown names
+            count = "letters wait" if shared else f"{plural(receipt.pending_letters, 'letter')} {waits}"
+            output.warn(f"{count} in the spool for unknown repositories: "
                         f"{', '.join(unknown)} (m1nd roster add PATH)")
         for name in shared:  # two roots share the label: adding roots cannot help
             paths = " and ".join(r.path for r in ambiguous[name.lower()])
