@@ -58,3 +58,4 @@ def test_write_help_lists_every_kind():
 def test_a_mistyped_command_or_option_gets_one_line_with_a_did_you_mean(args, hint):
     r = run_cli(*args)
     assert r.code == 2 and hint in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
