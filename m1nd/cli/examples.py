@@ -11,8 +11,8 @@ WRITE = lines("m1nd write --class bug --tool seek --what 'seek returned a delete
 PICKUP = lines("m1nd pickup 4a8965e74b53 --what 'looking into it'")
 ANSWER = lines("m1nd answer 4a8965e74b53 --what 'fixed in abc123' --disposition fixed",
                "m1nd answer 4a8965e74b53 6699431fc080 --what 'not a bug: the limit is documented' --disposition declined",
-               "m1nd answer 4a89 --what 'fixed: north reads the live store' --disposition fixed "
-               "--fingerprint fp:north/false_absence --case-id north-empty --sentinel 'test ! -e ghost-node.txt'")
+               "m1nd answer 4a89 --what fixed --disposition fixed --fingerprint fp:seek/crash --case-id seek",
+               "m1nd answer 4a89 --what fixed --disposition fixed --fingerprint fp:seek/crash --sentinel 'make t'")
 DISTRIBUTE = lines("m1nd distribute", "m1nd distribute --json")
 DOCTOR = lines("m1nd doctor", "m1nd doctor --json --now 2026-05-03T09:00:00Z")
 ROSTER = lines("m1nd roster add ~/src/repo-a", "m1nd roster list", "m1nd roster remove ~/src/repo-a")
