@@ -21,3 +21,12 @@ def test_cases_list_what_recurs_most_recently_first_and_say_where_each_stands(sp
     assert heads[2].endswith("1 witness: seen once, no receipt yet")
     names = [f["fingerprint"] for f in run_cli("cases", "--json").json["fingerprints"]]
     assert names == sorted(names), "--json keeps name order"
+
+
+def test_a_fingerprint_without_a_tool_gets_a_readable_name_and_keeps_its_string(spool_path):
+    for ts in ("2026-05-01T09:00:00Z", "2026-05-02T09:00:00Z"):
+        run_cli("write", "--brain", "medulla", "--kind", "crash", "--what", "it fell over", "--ts", ts)
+    assert run_cli("distribute").code == 0
+    head = [line for line in run_cli("cases").stdout.splitlines() if line.startswith("fp:")][0]
+    assert head.startswith("fp:/crash (crash in letters that name no tool) — 2 witnesses")
+    assert run_cli("cases", "--json").json["fingerprints"][0]["fingerprint"] == "fp:/crash"

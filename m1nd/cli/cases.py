@@ -157,6 +157,8 @@ def _cases_view(overlay, cases, limit, tool, kind, state, recurring) -> None:
     for e in shown[: limit or None]:
         style = "bold red" if e.case and e.case.sentinel == "red" else "bold"
         head, _, rest = e.line().partition(" — ")
+        if fps.split(e.fingerprint)[0] == "":  # `fp:/crash` reads like a path: say what it is
+            head += f" ({fps.split(e.fingerprint)[1]} in letters that name no tool)"
         _print(con, (f"{head} — {rest.split(' · ')[0]}: {standing(e)}", style))
         if e.case:
             c = e.case
