@@ -92,15 +92,18 @@ STEPS = (
     Step("repo-a", ("switch", "-q", "-c", "topic"), program="git"),
     Step(".", ("doctor",), (
         "doctor checks the spool, the boxes, the roster, waiting and held letters, and",
-        "git.")),
+        "git. Its cases line counts fingerprints (the same symptom reported again) and",
+        "kindless letters: letters with no symptom kind, which cases leave out.")),
 )
 
 START = (
-    "# To start on your own repository:",
+    "# What next: your own repository in five minutes (the README section of that",
+    "# name shows what each command prints). With m1nd on your PATH",
+    "# (source .venv/bin/activate in the m1nd checkout):",
     "#",
     "#   cd ~/src/your-repo",
     "#   m1nd init                  # consent: its box travels with the code",
-    "#   m1nd hooks install         # file letters on checkout, merge and rebase",
+    "#   m1nd hooks install --stage # file letters on checkout, merge, rebase, commit",
     "#   m1nd write --what 'TEXT'   # agents may also append to the spool themselves,",
     "#                              # ~/.m1nd/field-reports.jsonl, one line per write",
     "#   m1nd sweep                 # read: open letters of every box, newest first",

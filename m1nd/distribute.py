@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
@@ -661,7 +663,30 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None, g
             # Keyed by the state directory, which runs over different spools share.
             with lock_for(run.paths.locks, "distribute", run.paths.state):
                 one.start()
-                return one.run_pass(fh)
+                receipt = one.run_pass(fh)
+            remember_bound_root(run, receipt)
+            return receipt
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""  # one line that says where
             raise M1ndError(f"distribution failed: {where}{exc.strerror or exc}") from None
+
+
+def remember_bound_root(run: Run, receipt: Receipt) -> None:
+    """A run that filed into its bound root's box adds that root to the roster (one
+    line on stderr, the first time), so that a run from anywhere else finds the box
+    its letters went into instead of calling them letters for an unknown repository."""
+    if not run.bound or not receipt.appended_by_box:
+        return
+    from m1nd import roster
+
+    real = os.path.realpath(run.bound)
+    bound = next((r for r in run.roots.reachable if r.real == real and not r.refused), None)
+    if bound is None or receipt.appended_to(bound.box) == 0:
+        return
+    try:
+        root, added, _ = roster.add_checked(run.paths, bound.path)
+    except (M1ndError, OSError):
+        return  # a roster that cannot be written: the letters are filed all the same
+    if added:
+        sys.stderr.write(f"m1nd: added {root} to the roster: its box now holds letters "
+                         f"(m1nd roster remove {shlex.quote(root)} undoes it)\n")

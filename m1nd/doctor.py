@@ -193,18 +193,24 @@ def _roster_check(run: Run) -> Check:
         fix = fix or f"m1nd roster remove {shlex.quote(root.path)}"
     for key, roots in sorted(run.roots.ambiguous.items()):
         notes.append(f"label {key!r} is ambiguous ({', '.join(r.path for r in roots)}): its letters wait")
-        fix = fix or f"m1nd roster remove {shlex.quote(roots[-1].path)}"
+        fix = fix or f"m1nd roster remove {shlex.quote(roots[-1].path)}, or rename one of the two directories"
     if notes:
         return Check("roster", WARN, "; ".join(notes), fix)
     return Check("roster", OK, f"{plural(len(run.roots.roots), 'root')}, all reachable, labels unique")
 
 
-def _pending_check(pending: tuple[str, ...], count: int) -> Check:
+def _pending_check(pending: tuple[str, ...], count: int, ambiguous: dict | None = None) -> Check:
     if not pending:
         return Check("pending", OK, "no letter waits for an unknown repository")
     names = ", ".join(pending)
-    return Check("pending", WARN, f"{plural(count, 'letter')} {'waits' if count == 1 else 'wait'} in the spool for: {names}",
-                 "m1nd roster add PATH-OF-REPO")
+    message = f"{plural(count, 'letter')} {'waits' if count == 1 else 'wait'} in the spool for: {names}"
+    shared = [name for name in pending if (ambiguous or {}).get(name.lower())]
+    if shared:  # more roots would not help: one of the two must go (or be renamed)
+        roots = ambiguous[shared[0].lower()]
+        message += f" ({shared[0]!r} is the label of {' and '.join(r.path for r in roots)})"
+        return Check("pending", WARN, message,
+                     f"m1nd roster remove {shlex.quote(roots[-1].path)}, or rename one of the two directories")
+    return Check("pending", WARN, message, "m1nd roster add PATH-OF-REPO")
 
 
 def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str, str, str]]:
@@ -292,7 +298,7 @@ def _report(run, now, facts, spool_error, pending, pending_count, boxes, unfiled
         _spool_check(run, facts, spool_error),
         _boxes_check(boxes),
         _roster_check(run),
-        _pending_check(pending, pending_count),
+        _pending_check(pending, pending_count, run.roots.ambiguous),
         _held_check(facts if not spool_error else None),
         consent_check(run),
         git_check(run, unfiled),

@@ -21,7 +21,7 @@ from m1nd.paths import Paths, ensure_home
 from m1nd.secrets import likely_secret
 
 KEY_ORDER = ("ts", "agent", "class", "kind", "repo", "brain", "tool", "what", "expected", "snippet",
-             "answers", "disposition")
+             "answers", "disposition", "fingerprint", "case_id", "sentinel")
 DISPOSITIONS = ("fixed", "declined", "moot")
 _ID = re.compile(r"[0-9a-f]{12}")
 

@@ -167,7 +167,7 @@ def test_cases_is_read_only_for_boxes_and_the_spool(ws, spool_path, m1nd_home):
 def test_cases_human_view_prints_the_receipt_line_and_the_kindless_count(ws):
     r = run_cli("cases")
     assert r.code == 0
-    assert "case fp:north/false_absence — 3 witnesses · fixed · sentinel not allowed" in r.stdout
+    assert "case fp:north/false_absence — 3 witnesses: fixed, sentinel not allowed here" in r.stdout
     assert "4 kindless letters" in r.stdout
 
 

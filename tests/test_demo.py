@@ -63,11 +63,12 @@ def test_demo_runs_every_step_and_shows_each_command(caller):
         view = lines[at + 1: next(j for j in range(at + 1, len(lines)) if lines[j].startswith(("$ ", "# ")))]
         assert view and all(len(line) <= 80 for line in view), (command, [l for l in view if len(l) > 80])
     for word in ("root", "spool", "box", "medulla", "fate", "in flight", "receipt", "external", "misdelivered",
-                 "spool (not filed)", "consent", "held"):
+                 "spool (not filed)", "consent", "held", "kindless", "fingerprint"):
         first = next(line for line in lines if word in line.lower())
         assert first.startswith("# "), (word, first)
     # It ends with the way to start for real.
-    assert "To start on your own repository" in out and "m1nd init" in out.split("To start")[1]
+    assert "What next: your own repository in five minutes" in out and "m1nd init" in out.split("What next")[1]
+    assert "kindless letters: letters with no symptom kind" in out  # every word the demo uses is explained
 
     # The commands really ran: their output follows.
     assert re.search(r"\b[0-9a-f]{12}\b", out), "write prints the new letter's id"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import cases, demo, doctor, examples, git, help, letters, mailbox, report, roster, serve, show
+from m1nd.cli import cases, completion, demo, doctor, examples, git, help, letters, mailbox, report, roster, serve, show
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -16,6 +16,7 @@ app = typer.Typer(
     invoke_without_command=True,
     no_args_is_help=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=examples.ROOT,
 )
 
 
@@ -61,3 +62,5 @@ app.add_typer(report.app, name="report")
 app.add_typer(cases.app, name="cases")
 app.add_typer(cases.sentinels_app, name="sentinels")
 app.command("serve")(serve.serve)
+app.command("completion", epilog=examples.COMPLETION)(completion.completion)
+examples.attach(app)

@@ -13,16 +13,7 @@ def help_command(
     ctx: typer.Context,
     command: Annotated[Optional[list[str]], typer.Argument(help="A command (and subcommand), e.g. `sweep` or `roster add`.", metavar="[COMMAND]...")] = None,
 ) -> None:
-    """Show the help of m1nd, or of one command.
-
-    Examples:
-
-      m1nd help
-
-      m1nd help sweep
-
-      m1nd help roster add
-    """
+    """Show the help of m1nd, or of one command."""
     from m1nd.errors import UsageError
 
     root_ctx = ctx.find_root()

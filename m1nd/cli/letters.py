@@ -86,13 +86,21 @@ def _fields(what: str, **kwargs) -> dict:
     return letter_fields(what, bound_root=bound, **kwargs)
 
 
+# The symptom kinds of m1nd.cases.fingerprints.VOCABULARY, written out so that `write`
+# does not import the cases engine at start-up (a test keeps the two equal).
+SYMPTOM_KINDS = ("false_absence", "stale_claim", "overclaimed_verdict", "wrong_route", "scope_escape",
+                 "silent_drop", "crash", "ux_confusion")
+KIND_HELP = ("The letter's kind: a symptom, one of " + ", ".join(SYMPTOM_KINDS)
+             + " (cases group letters by it); or mission (filed, left out of every view and count).")
+
+
 def write(
     what: What,
     repo: Repo = None,
     brain: Brain = None,
     tool: Tool = None,
     klass: Annotated[Optional[str], typer.Option("--class", help="The letter's class (e.g. bug, memory_misdelivery).")] = None,
-    kind: Annotated[Optional[str], typer.Option("--kind", help="The letter's kind.")] = None,
+    kind: Annotated[Optional[str], typer.Option("--kind", help=KIND_HELP)] = None,
     expected: Annotated[Optional[str], typer.Option("--expected", help="What was expected instead.")] = None,
     snippet: Annotated[Optional[str], typer.Option("--snippet", help="A short excerpt.")] = None,
     answers: Annotated[Optional[list[str]], typer.Option("--answers", help="An id this letter answers (repeatable).", metavar="ID")] = None,
@@ -130,6 +138,14 @@ def answer(
     ids: Ids,
     what: What,
     disposition: Annotated[Optional[str], typer.Option("--disposition", help="fixed, declined or moot.")] = None,
+    fingerprint: Annotated[Optional[str], typer.Option(
+        "--fingerprint", help="The case this receipt settles, e.g. fp:north/false_absence (m1nd cases lists them).",
+        metavar="FP")] = None,
+    case_id: Annotated[Optional[str], typer.Option("--case-id", help="A name for the case (with --fingerprint).",
+                                                   metavar="ALIAS")] = None,
+    sentinel: Annotated[Optional[str], typer.Option(
+        "--sentinel", help="A command that exits 0 while the symptom is absent, guarding a fixed case "
+        "(runs only once allowed: m1nd sentinels allow ID).", metavar="PROBE")] = None,
     repo: Repo = None,
     agent: Agent = None,
     ts: Ts = None,
@@ -140,5 +156,35 @@ def answer(
 ) -> None:
     """Write a receipt for letters: they become answered (fired clay)."""
     with reporting(json_out):
+        case = _case_fields(disposition, fingerprint, case_id, sentinel)
         fields = _reply("triage", ids, what, repo, agent, ts, force, home, spool, disposition)
+        fields.update(case)
     _post(fields, home, spool, json_out)
+
+
+def _case_fields(disposition, fingerprint, case_id, sentinel) -> dict:
+    """A receipt's case fields (cases.md): a fingerprint of the eight kinds, a case id and
+    a sentinel only with it, and a sentinel only on a fixed case."""
+    from m1nd.errors import UsageError
+
+    if fingerprint is None:
+        if case_id is not None or sentinel is not None:
+            raise UsageError("--case-id and --sentinel need --fingerprint FP (the case they belong to)")
+        return {}
+    family, slash, kind = fingerprint.removeprefix("fp:").rpartition("/")
+    if not fingerprint.startswith("fp:") or not slash or kind not in SYMPTOM_KINDS:
+        raise UsageError(f"not a fingerprint: {fingerprint!r} (fp:FAMILY/KIND, KIND one of {', '.join(SYMPTOM_KINDS)})")
+    if disposition is None:
+        raise UsageError("--fingerprint needs --disposition fixed, declined or moot (a case is born from it)")
+    fields = {"fingerprint": fingerprint}
+    if case_id is not None:
+        if not case_id.strip():
+            raise UsageError("--case-id must not be empty")
+        fields["case_id"] = case_id
+    if sentinel is not None:
+        if disposition != "fixed":
+            raise UsageError("--sentinel guards a fix: it needs --disposition fixed")
+        if not sentinel.strip():
+            raise UsageError("--sentinel must not be empty")
+        fields["sentinel"] = {"probe": sentinel, "expect": "absent"}
+    return fields

@@ -98,18 +98,6 @@ Until = Annotated[Optional[str], typer.Option("--until", help="Only letters at o
 BoxLabel = Annotated[Optional[str], typer.Option("--box", help="Only letters in this box (a label, or medulla).", metavar="LABEL")]
 NoPager = Annotated[bool, typer.Option("--no-pager", help="Never page the output.")]
 
-SWEEP_EXAMPLES = """
-
-Examples:
-
-  m1nd sweep                          open letters of every box, newest first
-
-  m1nd sweep --state all --all        every letter, whatever its fate
-
-  m1nd sweep --box repo-a --since 2026-05-01
-
-  m1nd sweep --json                   the m1nd-inbox-sweep-v0 document
-"""
 
 
 def _warn_read(model, receipt) -> None:
@@ -129,8 +117,17 @@ def _warn_read(model, receipt) -> None:
         output.warn(f"box {label} is unreachable (its root is not a directory here)")
     if receipt.pending:
         waits = "waits" if receipt.pending_letters == 1 else "wait"
-        output.warn(f"{plural(receipt.pending_letters, 'letter')} {waits} in the spool for unknown repositories: "
-                    f"{', '.join(receipt.pending)} (m1nd roster add PATH)")
+        ambiguous = model.run.roots.ambiguous
+        unknown = [name for name in receipt.pending if name.lower() not in ambiguous]
+        shared = [name for name in receipt.pending if name.lower() in ambiguous]
+        if unknown:  # the count covers every waiting letter: said only when all are for unknown names
+            count = "letters wait" if shared else f"{plural(receipt.pending_letters, 'letter')} {waits}"
+            output.warn(f"{count} in the spool for unknown repositories: "
+                        f"{', '.join(unknown)} (m1nd roster add PATH)")
+        for name in shared:  # two roots share the label: adding roots cannot help
+            paths = " and ".join(r.path for r in ambiguous[name.lower()])
+            output.warn(f"letters for {name!r} wait: it is the label of {paths} "
+                        f"(m1nd roster remove one of them, or rename one directory)")
 
 
 def sweep(
@@ -195,7 +192,6 @@ def sweep(
         raise typer.Exit(1)
 
 
-sweep.__doc__ += SWEEP_EXAMPLES
 
 
 def distribute(
@@ -251,16 +247,7 @@ def box(
     spool: Spool = None,
     roots: Roots = None,
 ) -> None:
-    """Show one box, scoped to its own letters (fates from this box alone).
-
-    Examples:
-
-      m1nd box                       this repository's box: open letters, newest first
-
-      m1nd box medulla --state all   every letter of the medulla box
-
-      m1nd box repo-a --json         every letter of repo-a's box, in file order
-    """
+    """Show one box, scoped to its own letters (fates from this box alone)."""
     import sys
 
     from m1nd.boxview import box_json, box_source, select_box

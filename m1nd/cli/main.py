@@ -12,6 +12,7 @@ Two promises of the CLI contract (section 10) live here:
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from m1nd.errors import EXIT_FAILURE, EXIT_USAGE
@@ -51,6 +52,17 @@ def hoist(args: list[str]) -> list[str]:
     rest = args[i:]
     cut = 2 if rest[0] in _GROUPS and len(rest) > 1 and not rest[1].startswith("-") else 1
     return rest[:cut] + moved + rest[cut:]
+
+
+def no_pager(args: list[str]) -> list[str]:
+    """`--no-pager` anywhere (before a `--`), as git's global option: taken out of the
+    arguments and turned into "no pager" for whatever command pages. The commands that
+    also declare it take it either way."""
+    end = args.index("--") if "--" in args else len(args)
+    if "--no-pager" not in args[:end]:
+        return args
+    os.environ["M1ND_PAGER"] = ""
+    return [a for a in args[:end] if a != "--no-pager"] + args[end:]
 
 
 def _say(message: str) -> None:
@@ -113,7 +125,17 @@ def usage_line(exc) -> None:
     ctx = getattr(exc, "ctx", None)
     where = getattr(ctx, "command_path", "") or "m1nd"
     message = " ".join(str(exc.format_message()).split()).rstrip(".")
+    # click words an option's near misses "(Possible options: --a, --b)"; say it as git does.
+    message = re.sub(r"No such option: (\S+)\s*\(Possible options?: ([^)]*)\)", _closest_option, message)
     sys.stderr.write(f"m1nd: error: {message} (see {where} --help)\n")
+
+
+def _closest_option(match) -> str:
+    import difflib
+
+    typed, candidates = match[1], match[2].split(", ")
+    best = max(candidates, key=lambda c: difflib.SequenceMatcher(None, typed, c).ratio())
+    return f"No such option: {typed}; did you mean {best}?"
 
 
 class _StdoutGone(Exception):
@@ -152,6 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     except OSError:
         _say("the current directory no longer exists (or cannot be read): cd somewhere else first")
         sys.exit(EXIT_FAILURE)
+    args = no_pager(args)
     args = hoist(args)
     if args[:1] == ["report"]:
         # The cron path: nothing due is answered before typer loads.
@@ -164,6 +187,10 @@ def main(argv: list[str] | None = None) -> None:
     from m1nd.cli.app import app
 
     command = get_command(app)
+    if os.environ.get("_M1ND_COMPLETE"):  # Tab in a shell that sourced `m1nd completion SHELL`
+        from typer.completion import completion_init
+
+        completion_init()
     try:
         code = command.main(args=args, prog_name="m1nd", standalone_mode=False)
     except KeyboardInterrupt:

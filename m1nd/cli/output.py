@@ -24,8 +24,9 @@ def is_tty(stream) -> bool:
 
 
 def colour_allowed(stream) -> bool:
-    """Colour only on a TTY, never with NO_COLOR set, never inside a git hook."""
-    if os.environ.get("NO_COLOR") is not None or in_hook():
+    """Colour only on a TTY, never with NO_COLOR set to a non-empty value (the
+    no-color.org convention: `NO_COLOR=` leaves colour on), never inside a git hook."""
+    if os.environ.get("NO_COLOR") or in_hook():
         return False
     return is_tty(stream)
 
@@ -58,13 +59,18 @@ def width() -> int:
 
 
 def _width(stream) -> int | None:
-    """COLUMNS when set, else the terminal's width, else 80 (a pipe, a log)."""
+    """COLUMNS when set, else the terminal's width, else 80 (a pipe, a log).
+
+    A width of 0 or 1 (a pty nobody sized, a serial console) is no width at all:
+    laid out for it, every line would be cut to nothing, so it counts as 80."""
     value = os.environ.get("COLUMNS", "")
-    if value.isdigit() and int(value) > 0:
+    if value.isdigit() and int(value) > 1:
         return int(value)
     if is_tty(stream):
         try:
-            return os.get_terminal_size(stream.fileno()).columns
+            columns = os.get_terminal_size(stream.fileno()).columns
+            if columns > 1:
+                return columns
         except (OSError, ValueError):
             pass
     return 80

@@ -279,6 +279,13 @@ def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width=max(20, width), break_long_words=False, break_on_hyphens=False) or [""]
 
 
+def _wrap_long(text: str, width: int) -> list[str]:
+    """Wrapped at spaces; a word longer than the line (a path) is cut, never lost."""
+    import textwrap
+
+    return textwrap.wrap(text, width=max(20, width), break_on_hyphens=False) or [""]
+
+
 def box_view(listing, box, stream=None) -> None:
     p = Printer(stream)
     root = box.root.path if box.root else "medulla: letters that name no project, private to this home"
@@ -295,21 +302,32 @@ def box_warnings(label: str, malformed) -> None:
 
 
 def doctor_view(report) -> None:
-    con = output.console()
+    """One block per check, laid out for the width there is: its name and status, the
+    message wrapped to the rest of the line, then its fix on lines of its own (a table's
+    columns would squeeze a path into a narrow message column and leave `fix` empty)."""
     mark = {"ok": "ok", "warn": "WARN", "error": "ERROR"}
-    table = _table("Checks")
-    for col in ("check", "status", "message", "fix"):
-        table.add_column(col, overflow="fold")
+    width = max(40, output.width())
+    name_w = max(len(c.name) for c in report.checks) if report.checks else 5
+    head_w = name_w + 2 + 5 + 2
+    lines = ["Checks", ""]
     for check in report.checks:
-        table.add_row(check.name, mark[check.status], check.message, check.fix)
-    con.print(table)
+        head = f"{check.name.ljust(name_w)}  {mark[check.status].ljust(5)}  "
+        message = _wrap_long(inline(check.message), width - head_w)
+        lines.append(head + message[0])
+        lines += [" " * head_w + rest for rest in message[1:]]
+        if check.fix:
+            fix = _wrap_long("fix: " + inline(check.fix), width - head_w)
+            lines += [" " * head_w + text for text in fix]
+    lines.append("")
+    output.emit_text("\n".join(lines))
     m = report.mailbox
     if m is None:
-        con.print("mailbox: unavailable (the spool cannot be read)")
+        text = "mailbox: unavailable (the spool cannot be read)"
     else:
-        pending = ", ".join(m["pending_distribution"]) or "none"
-        con.print(f"mailbox: {plural(m['spool_letters'], 'spool letter')}; {m['memory_misdelivery']} misdelivered "
-                  f"({m['confusion_rate_7d']} in the last 7 days); pending: {pending}")
+        pending = inline(", ".join(m["pending_distribution"]) or "none")
+        text = (f"mailbox: {plural(m['spool_letters'], 'spool letter')}; {m['memory_misdelivery']} misdelivered "
+                f"({m['confusion_rate_7d']} in the last 7 days); pending: {pending}")
+    output.emit_text("\n".join(_wrap_long(text, width)))
 
 
 FATE_WORDS = {

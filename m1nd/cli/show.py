@@ -19,14 +19,7 @@ def show(
     spool: Spool = None,
     roots: Roots = None,
 ) -> None:
-    """Show one letter whole: every field, its box, its fate, what it answers, its replies.
-
-    Examples:
-
-      m1nd show 4a8965e74b53        by full id
-
-      m1nd show 4a89 --json         by a unique prefix, as one JSON object
-    """
+    """Show one letter whole: every field, its box, its fate, what it answers, its replies."""
     from m1nd.readmodel import open_model
     from m1nd.show import show as find, show_json
 

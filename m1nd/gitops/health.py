@@ -162,9 +162,13 @@ def _danger_note(root, unfiled) -> tuple[str, str]:
         return "", ""
     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
     busy = operation_in_progress(work_tree_top(root.path) or root.path)
-    fix = f"m1nd distribute once git is done with {busy}" if busy else "m1nd distribute"
-    verb = "is" if len(missing) == 1 else "are"
-    return f"{plural(len(missing), 'letter')} {verb} in no box ({shown})", fix
+    # Not "in no box": each is still in the spool, and the next safe filing files it.
+    # Without a record of what was filed, a letter git dropped looks the same as one
+    # never filed yet, so both are said the way the hook line says them.
+    safe = "commit with the pre-commit hook (m1nd hooks install --stage), or m1nd distribute"
+    fix = f"once git is done with {busy}: {safe}" if busy else safe
+    return (f"{plural(len(missing), 'letter')} waiting to be filed ({shown}): in the spool, "
+            f"not yet in the box nor in any commit, branch or stash"), fix
 
 
 def git_check(run, unfiled=None):

@@ -186,7 +186,8 @@ def test_a_letter_dropped_from_the_work_tree_before_any_commit_is_filed_again(a,
     assert not set(ids) & set(box_ids(a)) and clean(a)
     doctor = m1nd("doctor", "--json", cwd=a)
     danger = [c for c in __import__("json").loads(doctor.stdout)["checks"] if c["name"] == "git"][0]
-    assert "2 letters are in no box" in danger["message"] and "m1nd distribute" in danger["fix"]
+    assert "2 letters waiting to be filed" in danger["message"] and "m1nd distribute" in danger["fix"]
+    assert "in no box" not in danger["message"]
     safe_filing(a)
     assert_each_letter_once(a, ids, "the receipt must not call a dropped letter 'filed earlier'")
 
