@@ -94,3 +94,33 @@ def test_a_ledger_that_cannot_be_written_warns_and_the_letters_are_still_filed(c
     done = distribute_at(BEFORE_NINE)
     assert b"coverage ledger not updated" in done.stdout + done.stderr
     assert b"still filed" in (m1nd_home / "inbox.jsonl").read_bytes()  # the medulla box
+
+
+def test_a_held_letter_is_itemized_as_held_and_an_answered_box_row_adds_up(cli, spool_path, m1nd_home, make_repo):
+    repo = make_repo("repo-a")
+    assert cli("roster", "add", str(repo)).code == 0
+    token = "ghp_" + "A1b2C3d4E5f6G7h8" * 2 + "Zz9y"  # made up, built from parts
+    first = {"ts": "2026-05-01T10:00:00Z", "agent": "agent-a", "class": "bug", "repo": "repo-a",
+             "what": "the depth limit is ignored"}
+    raw = orjson.dumps(first)
+    import hashlib
+
+    lid = hashlib.sha256(raw).hexdigest()[:12]
+    receipt = {"ts": "2026-05-01T11:00:00Z", "agent": "agent-b", "class": "triage", "repo": "repo-a",
+               "what": "fixed in abc123", "answers": [lid], "disposition": "fixed"}
+    leaked = {"ts": "2026-05-01T11:30:00Z", "agent": "agent-a", "class": "bug", "repo": "repo-a",
+              "what": f"login fails with token {token}"}
+    write_spool(spool_path, [raw, receipt, leaked])
+    distribute_at(BEFORE_NINE)
+    r = cli("report", "--json", "--now", AFTER_NINE)
+    assert r.code == 0, r.stderr
+    run_id, out = r.json["prepared"]["run_id"], m1nd_home / "reports"
+    md, html, js = ((out / f"{run_id}.{ext}").read_text() for ext in ("md", "html", "json"))
+    for text in (md, html, js):
+        assert token not in text and "login fails" not in text
+    assert "held: " in md and "held: " in html
+    assert f"receipt of {lid} (fixed)" in md and f"`{lid}` · fixed" in md
+    doc = orjson.loads(js)
+    row = next(x for x in doc["summary"] if x["box"] == "repo-a")
+    assert (row["new"], row["open"], row["answered"]) == (3, 0, 1)
+    assert doc["outcomes"] == {"fixed": 1, "held": 1, "receipts": 1}
