@@ -64,5 +64,16 @@ def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
             if prepared is not None:
                 outcome.prepared = prepared
                 outcome.committed = freeze.commit(run, profile, prepared.frozen.run_id, prepared.frozen.digest)
+                _queue_for_sink(paths, profile, prepared.frozen.run_id, sink.name)
         outcome.deliveries = delivery.deliver(paths, profile.name, sink, now)
     return outcome
+
+
+def _queue_for_sink(paths, profile: Profile, run_id: str, sink: str) -> None:
+    """The outbox tracks (run, sink) pairs: a report already delivered elsewhere (the
+    same manual window again, to another sink) is queued once more for this sink."""
+    state = store.load_state(paths, profile.name)
+    done = any(r["run_id"] == run_id and r["sink"] == sink for r in state.receipts)
+    if run_id not in state.outbox and not done:
+        state.outbox.append(run_id)
+        store.save_state(paths, profile.name, state)
