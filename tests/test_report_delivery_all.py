@@ -48,3 +48,47 @@ def test_the_same_manual_window_is_delivered_once_to_each_sink(cli, spool_path, 
     before = {p: p.stat().st_mtime_ns for p in second.iterdir()}
     assert cli("report", *window, "--to", str(second)).code == 0
     assert {p: p.stat().st_mtime_ns for p in second.iterdir()} == before, "delivering twice writes nothing new"
+
+
+def night_profile(home, extra=""):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[report]\ndefault = "night"\n[report.profiles.night]\nrrules = ["FREQ=DAILY;BYHOUR=2"]\ntimezone = "UTC"\n{extra}')
+
+
+def test_a_disabled_profile_makes_nothing_keeps_its_cursor_and_catches_up_when_on_again(cli, spool_path, m1nd_home):
+    night_profile(m1nd_home)
+    write_spool(spool_path, [letter("first night")])
+    cli("report", "alert", "--now", "2026-05-01T01:00:00Z")
+    assert cli("report", "--now", "2026-05-01T03:00:00Z").code == 0
+    night_profile(m1nd_home, "enabled = false\n")
+    write_spool(spool_path, [letter("while off")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")
+    off = cli("report", "--now", "2026-05-03T03:00:00Z")
+    assert off.code == 0 and "is off (enabled = false)" in off.stdout
+    status = cli("report", "status", "--json", "--now", "2026-05-03T03:00:00Z").json["profiles"]["night"]
+    assert status["cursor"] == "2026-05-01T02:00:00Z" and status["enabled"] is False
+    night_profile(m1nd_home)
+    on = cli("report", "--json", "--now", "2026-05-03T03:00:00Z").json
+    assert on["prepared"]["classification"] == "catch-up" and on["prepared"]["entries"] == 1
+    assert on["prepared"]["period"] == {"start": "2026-05-01T02:00:00Z", "end": "2026-05-03T02:00:00Z",
+                                        "timezone": "UTC"}
+
+
+def test_a_sink_is_tried_max_attempts_times_then_the_report_is_failed_until_retry(cli, spool_path, m1nd_home, tmp_path):
+    night_profile(m1nd_home, "max_attempts = 2\n")
+    write_spool(spool_path, [letter("one")])
+    cli("report", "alert", "--now", "2026-05-01T01:00:00Z")
+    assert cli("report", "--to", "exec:exit 1", "--now", "2026-05-01T03:00:00Z").code == 1
+    second = cli("report", "deliver", "--to", "exec:exit 1", "--now", "2026-05-01T03:05:00Z")
+    assert second.code == 1 and "marked failed after 2 attempts" in second.stderr
+    status = cli("report", "status", "--json").json["profiles"]["night"]
+    assert len(status["failed"]) == 1 and status["failed"] == status["outbox"]
+    run_id = status["failed"][0]
+    held = cli("report", "deliver", "--to", "exec:exit 1", "--now", "2026-05-01T03:10:00Z")
+    assert held.code == 1 and f"not tried again until `m1nd report deliver --retry {run_id}`" in held.stderr
+    text = cli("report", "status").stdout
+    assert f"failed {run_id}" in text
+    retried = cli("report", "deliver", "--retry", run_id, "--to", "exec:cat >/dev/null", "--now", "2026-05-01T03:15:00Z")
+    assert retried.code == 0, retried.stderr
+    assert cli("report", "status", "--json").json["profiles"]["night"]["outbox"] == []

@@ -83,6 +83,9 @@ def report(
         outcome = run_report(run, prof, moment, to, start, end)
     if json_out:
         output.emit_json(outcome.as_json())
+    elif outcome.disabled:
+        output.emit_text(f"profile {outcome.profile} is off (enabled = false): nothing generated or delivered, "
+                         "its cursor kept")
     elif not outcome.due and not outcome.deliveries:
         output.emit_text(f"nothing due for profile {outcome.profile}: next report at {outcome.next_boundary}")
     else:
@@ -219,6 +222,7 @@ def deliver_cmd(
     ctx: typer.Context,
     profile: ProfileOpt = None,
     to: To = None,
+    retry: Annotated[Optional[str], typer.Option("--retry", help="Try a report marked failed again.", metavar="RUN_ID")] = None,
     now: Now = None,
     json_out: Json = False,
     home: Home = None,
@@ -237,13 +241,16 @@ def deliver_cmd(
         else:
             chosen = [p for _, p in sorted(load_profiles(paths).items())]
         results, names = [], []
+        if retry is not None:
+            _run_id(retry)
         for prof in chosen:
-            if not o.get("profile") and not store.load_state(paths, prof.name).outbox:
+            if not prof.enabled or not o.get("profile") and not store.load_state(paths, prof.name).outbox:
                 continue
             names.append(prof.name)
             sink = deliver.parse_sink(o.get("to") or prof.sink, paths)
             with store.profile_lock(paths, prof.name):
-                results += deliver.deliver(paths, prof.name, sink, moment)
+                results += deliver.deliver(paths, prof.name, sink, moment, max_attempts=prof.max_attempts,
+                                           retry=retry)
     if o.get("json"):
         doc = {"profile": chosen[0].name} if o.get("profile") else {"profiles": names}
         output.emit_json({**doc, "deliveries": [r.as_json() for r in results]})
@@ -280,6 +287,8 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
                 "cursor": state.cursor,
                 "next_boundary": stamp(nb) if nb else None,
                 "outbox": list(state.outbox),
+                "enabled": prof.enabled,
+                "failed": state.failed(prof.max_attempts),
                 "receipts": [{k: r[k] for k in ("run_id", "sink", "digest", "verified")} for r in state.receipts[-10:]],
             }
     if o.get("json"):
@@ -287,7 +296,9 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
         return
     for name, p in doc["profiles"].items():
         output.emit_text(f"{name}: cursor {p['cursor'] or 'none yet'}, next boundary {p['next_boundary']}, "
-                         f"outbox {len(p['outbox'])}, receipts {len(p['receipts'])}")
+                         f"outbox {len(p['outbox'])}, receipts {len(p['receipts'])}"
+                         + ("" if p["enabled"] else ", off (enabled = false)")
+                         + (f", failed {', '.join(p['failed'])} (m1nd report deliver --retry RUN_ID)" if p["failed"] else ""))
 
 
 @app.command("list")
