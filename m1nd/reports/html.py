@@ -59,7 +59,7 @@ def chart(head: dict) -> str:
                 continue
             w = bar_w * n / biggest
             word = ("reply" if n == 1 else "replies") if state == "reply" else render.STATE_WORD[state]
-            css = "s-external" if state == "reply" else f"s-{state}"
+            css = f"s-{state}"
             parts.append(f'<rect x="{x:.1f}" y="{y + 22}" width="{w:.1f}" height="16" rx="2" class="{css}">'
                          f'<title>{e(row["box"])}: {n} new {word}</title></rect>')
             x += w
@@ -154,7 +154,7 @@ def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
 <div class="top">
 <section class="card" aria-label="Summary">{_summary_table(head)}</section>
 <section class="card" aria-label="Chart"><h2>New this period, by state</h2>{chart(head)}
-<ul class="legend">{''.join(f'<li><span class="dot {s}"></span>{e(render.STATE_WORD[s])}</li>' for s in STATES)}<li><span class="dot external"></span>reply</li></ul></section>
+<ul class="legend">{''.join(f'<li><span class="dot {s}"></span>{e(render.STATE_WORD[s])}</li>' for s in STATES)}<li><span class="dot reply"></span>reply</li></ul></section>
 </div>
 <p class="meta">Open counts open work: replies (pickups and receipts) are listed as replies to their letters and never counted open.</p>
 {_ledger(head, entries)}
