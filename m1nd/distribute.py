@@ -663,9 +663,10 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None, g
             # Keyed by the state directory, which runs over different spools share.
             with lock_for(run.paths.locks, "distribute", run.paths.state):
                 one.start()
+                read_from = one.state.mark.offset if one.state.mark else 0
                 receipt = one.run_pass(fh)
             remember_bound_root(run, receipt)
-            return receipt
+            return _record_coverage(run, fh, read_from, one.state, receipt)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""  # one line that says where
             raise M1ndError(f"distribution failed: {where}{exc.strerror or exc}") from None
@@ -690,3 +691,23 @@ def remember_bound_root(run: Run, receipt: Receipt) -> None:
     if added:
         sys.stderr.write(f"m1nd: added {root} to the roster: its box now holds letters "
                          f"(m1nd roster remove {shlex.quote(root)} undoes it)\n")
+
+
+def _record_coverage(run: Run, fh, read_from: int, state: State, receipt: Receipt) -> Receipt:
+    """The coverage ledger (reports): the letters this run read, at their read time, so
+    that a report never waits for a read command to notice them.  A ledger that cannot
+    be written never stops a filing: it warns."""
+    from dataclasses import replace
+
+    from m1nd import ledger
+    from m1nd.clock import parse_now, stamp
+
+    read_to = state.mark.offset if state.mark else 0
+    if read_to <= read_from:
+        return receipt
+    try:
+        ledger.record_spool_read(run.paths, fh, read_from, read_to, stamp(parse_now()))
+    except (OSError, M1ndError) as exc:
+        warning = f"coverage ledger not updated: {getattr(exc, 'message', None) or exc}"
+        return replace(receipt, notes=receipt.notes + (warning,))
+    return receipt

@@ -3,6 +3,7 @@ worked-example spools, a letter whose text tries markup, one that waits."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -23,7 +24,15 @@ def build(tmp_path: Path, spool_path: Path) -> dict:
         {"ts": "2026-05-01T11:45:00Z", "agent": "agent-c", "class": "bug", "repo": "repo-z", "tool": "seek",
          "what": "a letter for a repository this machine does not have"},
     ])
-    assert run_cli("distribute").code in (0, 1)
+    # filed at 12:00Z: distribution records what it reads in the coverage ledger then
+    before, os.environ["M1ND_NOW"] = os.environ.get("M1ND_NOW"), "2026-05-01T12:00:00Z"
+    try:
+        assert run_cli("distribute").code in (0, 1)
+    finally:
+        if before is None:
+            del os.environ["M1ND_NOW"]
+        else:
+            os.environ["M1ND_NOW"] = before
     assert run_cli("report", "alert", "--now", "2026-05-01T12:00:00Z").code == 0
     r = run_cli("report", "prepare", "--json", "--now", "2026-05-01T14:00:00Z")
     assert r.code == 0, r.stderr

@@ -83,6 +83,9 @@ def report(
         outcome = run_report(run, prof, moment, to, start, end)
     if json_out:
         output.emit_json(outcome.as_json())
+    elif outcome.disabled:
+        output.emit_text(f"profile {outcome.profile} is off (enabled = false): nothing generated or delivered, "
+                         "its cursor kept")
     elif not outcome.due and not outcome.deliveries:
         output.emit_text(f"nothing due for profile {outcome.profile}: next report at {outcome.next_boundary}")
     else:
@@ -181,6 +184,7 @@ def commit_cmd(
     ctx: typer.Context,
     run_id: Annotated[str, typer.Argument(help="The run id printed by prepare.")],
     digest: Annotated[str, typer.Option("--digest", help="The report digest printed by prepare.", metavar="D")],
+    now: Now = None,
     json_out: Json = False,
     home: Home = None,
     spool: Spool = None,
@@ -190,8 +194,9 @@ def commit_cmd(
     from m1nd.reports import freeze, store
     from m1nd.reports.profiles import find_profile
 
-    o = _opts(ctx, json=json_out, home=home, spool=spool, roots=roots)
+    o = _opts(ctx, now=now, json=json_out, home=home, spool=spool, roots=roots)
     with reporting(o.get("json", False)):
+        _now(o.get("now"))
         run = open_run(o.get("home"), o.get("spool"), o.get("roots"))
         name = freeze.profile_of_run(run.paths, _run_id(run_id))
         prof = find_profile(run.paths, name)
@@ -217,28 +222,42 @@ def deliver_cmd(
     ctx: typer.Context,
     profile: ProfileOpt = None,
     to: To = None,
+    retry: Annotated[Optional[str], typer.Option("--retry", help="Try a report marked failed again.", metavar="RUN_ID")] = None,
     now: Now = None,
     json_out: Json = False,
     home: Home = None,
 ) -> None:
-    """Hand every outbox report to its sink; a failed delivery stays for the next try."""
+    """Hand every outbox report (of every profile, or of --profile) to its sink; a failed delivery stays for the next try."""
     from m1nd.paths import resolve_paths
     from m1nd.reports import deliver, store
-    from m1nd.reports.profiles import find_profile
+    from m1nd.reports.profiles import find_profile, load_profiles
 
     o = _opts(ctx, profile=profile, to=to, now=now, json=json_out, home=home)
     with reporting(o.get("json", False)):
         moment = _now(o.get("now"))
         paths = resolve_paths(o.get("home"))
-        prof = find_profile(paths, o.get("profile"))
-        sink = deliver.parse_sink(o.get("to") or prof.sink, paths)
-        with store.profile_lock(paths, prof.name):
-            results = deliver.deliver(paths, prof.name, sink, moment)
+        if o.get("profile"):
+            chosen = [find_profile(paths, o.get("profile"))]
+        else:
+            chosen = [p for _, p in sorted(load_profiles(paths).items())]
+        results, names = [], []
+        if retry is not None:
+            _run_id(retry)
+        for prof in chosen:
+            if not prof.enabled or not o.get("profile") and not store.load_state(paths, prof.name).outbox:
+                continue
+            names.append(prof.name)
+            sink = deliver.parse_sink(o.get("to") or prof.sink, paths)
+            with store.profile_lock(paths, prof.name):
+                results += deliver.deliver(paths, prof.name, sink, moment, max_attempts=prof.max_attempts,
+                                           retry=retry)
     if o.get("json"):
-        output.emit_json({"profile": prof.name, "deliveries": [r.as_json() for r in results]})
+        doc = {"profile": chosen[0].name} if o.get("profile") else {"profiles": names}
+        output.emit_json({**doc, "deliveries": [r.as_json() for r in results]})
     else:
         if not results:
-            output.emit_text(f"outbox of profile {prof.name} is empty: nothing to deliver")
+            which = f"outbox of profile {chosen[0].name} is" if o.get("profile") else "every outbox is"
+            output.emit_text(f"{which} empty: nothing to deliver")
         for r in results:
             if r.status == "failed":
                 output.error_line(f"report {r.run_id} not delivered to {r.sink}: {r.message} (it stays in the outbox)")
@@ -268,6 +287,8 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
                 "cursor": state.cursor,
                 "next_boundary": stamp(nb) if nb else None,
                 "outbox": list(state.outbox),
+                "enabled": prof.enabled,
+                "failed": state.failed(prof.max_attempts),
                 "receipts": [{k: r[k] for k in ("run_id", "sink", "digest", "verified")} for r in state.receipts[-10:]],
             }
     if o.get("json"):
@@ -275,7 +296,9 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
         return
     for name, p in doc["profiles"].items():
         output.emit_text(f"{name}: cursor {p['cursor'] or 'none yet'}, next boundary {p['next_boundary']}, "
-                         f"outbox {len(p['outbox'])}, receipts {len(p['receipts'])}")
+                         f"outbox {len(p['outbox'])}, receipts {len(p['receipts'])}"
+                         + ("" if p["enabled"] else ", off (enabled = false)")
+                         + (f", failed {', '.join(p['failed'])} (m1nd report deliver --retry RUN_ID)" if p["failed"] else ""))
 
 
 @app.command("list")

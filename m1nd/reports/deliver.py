@@ -151,12 +151,26 @@ class Delivery:
         return out
 
 
-def deliver(paths: Paths, profile: str, sink: Sink, now, timeout: float | None = None) -> list[Delivery]:
-    """Deliver every outbox report of one profile.  The caller holds its lock."""
+def deliver(paths: Paths, profile: str, sink: Sink, now, timeout: float | None = None,
+            max_attempts: int = 5, retry: str | None = None) -> list[Delivery]:
+    """Deliver every outbox report of one profile.  The caller holds its lock.  A sink
+    is tried at most `max_attempts` times per report; then the report is failed and
+    waits in the outbox for `retry` (its run id), which starts the count again."""
     state = store.load_state(paths, profile)
     results = []
+    if retry is not None:
+        if retry not in state.outbox:
+            return results
+        state.attempts = {k: n for k, n in state.attempts.items() if k.split(" ", 1)[0] != retry}
+        store.save_state(paths, profile, state)
     for run_id in list(state.outbox):
         key = idempotency_key(run_id, sink)
+        tries = f"{run_id} {sink.name}"
+        if state.attempts.get(tries, 0) >= max_attempts:
+            results.append(Delivery(run_id, "failed", sink.name, key, False,
+                                    f"failed {max_attempts} times: not tried again until "
+                                    f"`m1nd report deliver --retry {run_id}`"))
+            continue
         try:
             frozen = store.load_frozen(paths, run_id)
             if frozen is None:
@@ -174,11 +188,17 @@ def deliver(paths: Paths, profile: str, sink: Sink, now, timeout: float | None =
                 _to_command(sink, frozen, markdown, key, timeout or timeout_seconds())
                 already, verified = False, False
         except SinkFailed as exc:
-            results.append(Delivery(run_id, "failed", sink.name, key, False, str(exc)))
+            state.attempts[tries] = state.attempts.get(tries, 0) + 1
+            store.save_state(paths, profile, state)
+            left = max_attempts - state.attempts[tries]
+            note = f" ({left} tr{'y' if left == 1 else 'ies'} left)" if left else (
+                f" (marked failed after {max_attempts} attempts: `m1nd report deliver --retry {run_id}`)")
+            results.append(Delivery(run_id, "failed", sink.name, key, False, str(exc) + note))
             continue
         crash("deliver-before-receipt")
         head = frozen.head
         state.outbox.remove(run_id)
+        state.attempts.pop(tries, None)
         state.receipts.append({
             "run_id": run_id, "profile": profile, "kind": head["kind"], "classification": head["classification"],
             "period": head["period"], "sink": sink.name, "key": key, "digest": frozen.digest,

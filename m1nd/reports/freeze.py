@@ -19,7 +19,7 @@ import orjson
 from m1nd import ledger
 from m1nd.clock import stamp
 from m1nd.errors import M1ndError, NotFound, UsageError
-from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK
+from m1nd.fates import is_receipt, EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK
 from m1nd.paths import Paths
 from m1nd.reports import calendar, store
 from m1nd.reports.faults import crash
@@ -87,6 +87,17 @@ def classify(start: datetime, end: datetime, profile: Profile) -> str:
     return PARTIAL if start > before else CATCH_UP
 
 
+def _resolves_to(run: Run, union: Union, digest: str, order: list[str]) -> str:
+    """The profile box a letter not filed yet will go to, else WAITING (its
+    repository is not on this machine, or the box is not this profile's)."""
+    letter = union.letter(digest)
+    route = run.roots.resolve(letter.brain, letter.repo)
+    label = route.root.label if getattr(route, "root", None) is not None else (
+        "medulla" if route.kind == "medulla" else None)
+    wanted = {b.lower(): b for b in order}
+    return wanted.get(label.lower(), WAITING) if label else WAITING
+
+
 def _holder(union: Union, digest: str, order: list[str]) -> str | None:
     """The first profile box holding the letter; WAITING when only the spool holds
     it; "" when only boxes outside the profile do; None when nothing readable does."""
@@ -107,16 +118,36 @@ def _short(text: str) -> str:
     return one if len(one) <= WHAT_LEN else one[: WHAT_LEN - 1] + "…"
 
 
-def _entry(union: Union, e: ledger.Entry, box: str) -> dict:
+def _outcome(union: Union, letter, state: str, in_box: bool) -> str:
+    """What became of the letter (seed 000): the answering receipt's disposition,
+    `picked up`, `open`, `waiting` (not filed yet) or `external`; a reply is a reply."""
+    if letter.answers:
+        kind = "receipt" if is_receipt(letter) else "pickup"
+        done = f" ({letter.disposition})" if kind == "receipt" and letter.disposition else ""
+        return f"{kind} of {', '.join(dict.fromkeys(letter.answers))}{done}"
+    if not in_box:
+        return "waiting"
+    if state == FIRED_CLAY:
+        for rid in union.graph.answers_to(letter.id):
+            for row in union.model.by_id(rid):
+                if row.disposition and is_receipt(row):
+                    return row.disposition
+        return "answered"
+    return {IN_FLIGHT: "picked up", WET_INK: "open"}.get(state, state)
+
+
+def _entry(union: Union, e: ledger.Entry, box: str, in_box: bool = True) -> dict:
     letter = union.letter(e.digest)
     graph = union.graph
-    return {
+    state = graph.state(letter)
+    held = union.model.secret_of(e.digest) if box.lower() != "medulla" else None
+    entry = {
         "box": box,
         "pending": union.pending_name(e.digest) if box == WAITING else None,
         "id": letter.id,
         "digest": e.digest,
         "observed_at": e.observed_at,
-        "state": graph.state(letter),
+        "state": state,
         "reply": bool(letter.answers),
         "class": letter.klass,
         "tool": letter.tool,
@@ -124,7 +155,13 @@ def _entry(union: Union, e: ledger.Entry, box: str) -> dict:
         "agent": letter.agent,
         "ts": letter.ts,
         "answered_by": graph.answers_to(letter.id),
+        "outcome": _outcome(union, letter, state, in_box),
+        "held": held,
     }
+    if held:  # reports leave the machine: a held letter is itemized as held, never its text
+        entry.update({"class": "", "tool": "", "what": "", "agent": "", "outcome": "held", "pending": None,
+                      "reply": False, "answered_by": []})
+    return entry
 
 
 def _sort(entries: list[dict], order: dict[str, int]) -> None:
@@ -139,17 +176,23 @@ def _summary(union: Union, boxes: list[str], entries: list[dict], missing: set[s
     new: dict[str, int] = {}
     for e in entries:
         new[e["box"]] = new.get(e["box"], 0) + 1
+    # The chart's split of New: letters by state, replies apart (work done, never open).
+    split: dict[str, dict[str, int]] = {}
+    for e in entries:
+        part = split.setdefault(e["box"], {**{s: 0 for s in STATES}, "reply": 0})
+        part["reply" if e["reply"] else e["state"]] += 1
     current = union.box_summary()
     zero = {"open": 0, "in_flight": 0, "answered": 0, "external": 0}
     rows = []
     for i, label in enumerate(boxes + ([WAITING] if new.get(WAITING) else [])):
-        counts = current.get(label, zero) if label != WAITING else zero
+        counts = current.get(label, zero) if label != WAITING else union.not_filed_summary()
         rows.append({
             "box": label,
             "marker": MARKERS[i % len(MARKERS)] if label != WAITING else "",
             "reachable": label == WAITING or label not in missing,
             "new": new.get(label, 0),
             **counts,
+            "new_split": split.get(label, {**{s: 0 for s in STATES}, "reply": 0}),
         })
     return rows
 
@@ -253,7 +296,10 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
                 elif box == "":
                     accounted = True  # held only by boxes this profile does not report on
                 else:
-                    entries.append(_entry(union, e, box))
+                    in_box = box != WAITING
+                    if not in_box:
+                        box = _resolves_to(run, union, e.digest, boxes)
+                    entries.append(_entry(union, e, box, in_box))
                     accounted = True
             if accounted and e.digest not in done:
                 digests.append(e.digest)

@@ -37,10 +37,8 @@ def e(value) -> str:
 
 def chart(head: dict) -> str:
     """Stacked bars: the period's new letters per box, split by state."""
-    counts: dict[str, dict[str, int]] = {}
-    for item in head.get("_entries", ()):
-        counts.setdefault(item["box"], {s: 0 for s in STATES})[item["state"]] += 1
     rows = head["summary"]
+    counts = {r["box"]: render.new_split(r, head.get("_entries", ())) for r in rows}
     width, label_w, bar_w, row_h = 400, 0, 340, 46
     biggest = max([sum(counts.get(r["box"], {}).values()) for r in rows] + [1])
     height = 16 + row_h * max(len(rows), 1)
@@ -49,19 +47,21 @@ def chart(head: dict) -> str:
              '<title id="chart-title">New letters this period, per box and state</title>']
     for i, row in enumerate(rows):
         y = 8 + i * row_h
-        by_state = counts.get(row["box"], {s: 0 for s in STATES})
-        total = sum(by_state.values())
+        by_state = counts[row["box"]]
+        total = sum(by_state.values())  # = the row's New
         parts.append(f'<text x="{label_w}" y="{y + 15}">{e(render.label_of(row))}</text>')
         x = float(label_w)
         if total == 0:
             parts.append(f'<rect x="{label_w}" y="{y + 22}" width="2" height="16" class="s-external"/>')
-        for state in STATES:
-            n = by_state[state]
+        for state in (*STATES, "reply"):
+            n = by_state.get(state, 0)
             if not n:
                 continue
             w = bar_w * n / biggest
-            parts.append(f'<rect x="{x:.1f}" y="{y + 22}" width="{w:.1f}" height="16" rx="2" class="s-{state}">'
-                         f'<title>{e(row["box"])}: {n} {render.STATE_WORD[state]}</title></rect>')
+            word = ("reply" if n == 1 else "replies") if state == "reply" else render.STATE_WORD[state]
+            css = f"s-{state}"
+            parts.append(f'<rect x="{x:.1f}" y="{y + 22}" width="{w:.1f}" height="16" rx="2" class="{css}">'
+                         f'<title>{e(row["box"])}: {n} new {word}</title></rect>')
             x += w
         parts.append(f'<text class="muted" x="{x + 6:.1f}" y="{y + 35}">{total}</text>')
     parts.append("</svg>")
@@ -91,6 +91,11 @@ def _ledger(head: dict, entries: list[dict]) -> str:
         out.append(f"<h3>{e(render.label_of(row))} · {e(render.plural(len(items), 'letter'))}</h3><ul class=\"ledger\">")
         for item in items:
             f = dict(render.entry_fields(item))
+            if item.get("held"):  # itemized as held: never its text
+                out.append(f'<li class="{e(item["state"])} held"><span class="state {e(item["state"])}">'
+                           f'{e(item["state"])}</span> <span class="what">{e(f["outcome"])}</span>'
+                           f'<div class="meta">{e(f["ts"])} · <code>{e(item["id"])}</code></div></li>')
+                continue
             meta = " · ".join(e(x) for x in (f["class"], f["tool"], f["agent"], f["ts"]))
             extra = f" · waits for {e(f['waits for'])}" if "waits for" in f else ""
             reply = item["reply"]
@@ -99,7 +104,7 @@ def _ledger(head: dict, entries: list[dict]) -> str:
                 f'<li class="{e(item["state"])}{" reply" if reply else ""}"><span class="state {e(item["state"])}">'
                 f'{e(item["state"])}</span>{tag} '
                 f'<span class="what">{e(f["what"])}</span><div class="meta">{meta} · <code>{e(item["id"])}</code>'
-                f' · answered by {e(f["answered by"])}{extra}</div></li>')
+                f' · {e(f["outcome"])}{extra}</div></li>')
         out.append("</ul>")
     out.append("</section>")
     return "".join(out)
@@ -149,12 +154,13 @@ def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
 <div class="top">
 <section class="card" aria-label="Summary">{_summary_table(head)}</section>
 <section class="card" aria-label="Chart"><h2>New this period, by state</h2>{chart(head)}
-<ul class="legend">{''.join(f'<li><span class="dot {s}"></span>{e(render.STATE_WORD[s])}</li>' for s in STATES)}</ul></section>
+<ul class="legend">{''.join(f'<li><span class="dot {s}"></span>{e(render.STATE_WORD[s])}</li>' for s in STATES)}<li><span class="dot reply"></span>reply</li></ul></section>
 </div>
-<p class="meta">Open counts open work: replies (pickups and receipts) are listed under their state but never counted open.</p>
+<p class="meta">Open counts open work: replies (pickups and receipts) are listed as replies to their letters and never counted open.</p>
 {_ledger(head, entries)}
 <section class="status"><h2>Status</h2>
 <p>{e(render.coverage_line(head))}. Entries: {head['entries']} on {e(render.plural(head['pages'], 'page'))} of at most 100.</p>
+<p>{e(render.outcomes_line(entries))}</p>
 <p>{e(render.next_action(head).replace('`', ''))}</p>
 </section>
 <details>

@@ -99,6 +99,14 @@ class Union:
                                  "answered": c["fired_clay"], "external": c["external"]}
         return out
 
+    def not_filed_summary(self) -> dict:
+        """The same counts over the union's letters in no box yet (the waiting row)."""
+        _, c = self._box_counts()
+        if not c:
+            return {"open": 0, "in_flight": 0, "answered": 0, "external": 0}
+        return {"open": c["open_work"] - c["in_flight_work"], "in_flight": c["in_flight_work"],
+                "answered": c["fired_clay"], "external": c["external"]}
+
 
 def _pending_name(run: Run, letter) -> str:
     from m1nd.secrets import likely_secret

@@ -28,7 +28,8 @@ PRESETS = {
     "daily": (("day",), ("FREQ=DAILY;BYHOUR=9;BYMINUTE=0",)),
     "weekly": (("week",), ("FREQ=WEEKLY;BYDAY=FR;BYHOUR=18;BYMINUTE=0",)),
 }
-PROFILE_KEYS = {"rrules", "timezone", "boxes", "aliases", "alert_classes", "sink"}
+PROFILE_KEYS = {"rrules", "timezone", "boxes", "aliases", "alert_classes", "sink", "enabled", "max_attempts"}
+DEFAULT_MAX_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Profile:
     boxes: tuple[str, ...] | None  # None: every root in roster order, then medulla
     alert_classes: tuple[str, ...] = DEFAULT_ALERT_CLASSES
     sink: str | None = None
+    enabled: bool = True  # false: nothing generated or delivered, the cursor kept
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS  # tries per report and sink before it is marked failed
 
     @property
     def zone(self):
@@ -116,7 +119,13 @@ def _user_profile(name: str, table, paths: Paths) -> Profile:
     sink = table.get("sink")
     if sink is not None and (not isinstance(sink, str) or not sink):
         raise UsageError(f"{where}: sink must be a directory or 'exec:CMD'")
-    return Profile(name, aliases, rules, zone, boxes, alert, sink)
+    enabled = table.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise UsageError(f"{where}: enabled must be true or false")
+    attempts = table.get("max_attempts", DEFAULT_MAX_ATTEMPTS)
+    if type(attempts) is not int or not 1 <= attempts <= 1000:
+        raise UsageError(f"{where}: max_attempts must be a whole number from 1 to 1000")
+    return Profile(name, aliases, rules, zone, boxes, alert, sink, enabled, attempts)
 
 
 def load_profiles(paths: Paths) -> dict[str, Profile]:

@@ -77,8 +77,44 @@ def next_action(head: dict) -> str:
     if "pending in the spool" in reasons:
         steps.append("`m1nd distribute` to file pending letters (or `m1nd roster add PATH` for unknown repositories)")
     if t["open"] or t["in_flight"]:
-        steps.append(f"`m1nd sweep` to read the {plural(t['open'] + t['in_flight'], 'open letter')}")
+        work = [plural(t["open"], "open letter")] if t["open"] else []
+        work += [f"{t['in_flight']} in flight"] if t["in_flight"] else []
+        steps.append(f"`m1nd sweep` to read the {' and '.join(work)}")
     return "Next: " + ("; ".join(steps) if steps else "nothing to do") + "."
+
+
+def outcome_of(e: dict) -> str:
+    if e.get("outcome"):
+        return e["outcome"]
+    return ", ".join(e["answered_by"]) if e["answered_by"] else "open"  # a report frozen before outcomes
+
+
+def outcome_counts(entries: list[dict]) -> dict[str, int]:
+    """The ledger's outcomes counted (a reply counts as a receipt or a pickup)."""
+    out: dict[str, int] = {}
+    for e in entries:
+        word = outcome_of(e)
+        key = "receipts" if word.startswith("receipt of") else "pickups" if word.startswith("pickup of") else word
+        out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def outcomes_line(entries: list[dict]) -> str:
+    counts = outcome_counts(entries)
+    if not counts:
+        return "Outcomes: none."
+    return "Outcomes: " + ", ".join(f"{n} {word}" for word, n in counts.items()) + "."
+
+
+def new_split(row: dict, entries: list[dict]) -> dict[str, int]:
+    """The chart's split of a row's New: by state, replies apart."""
+    if "new_split" in row:
+        return row["new_split"]
+    split = {s: 0 for s in STATE_ORDER} | {"reply": 0}
+    for e in entries:
+        if e["box"] == row["box"]:
+            split["reply" if e["reply"] else e["state"]] += 1
+    return split
 
 
 def boxes_in_order(head: dict, entries: list[dict]) -> list[tuple[dict, list[dict]]]:
@@ -89,11 +125,13 @@ def boxes_in_order(head: dict, entries: list[dict]) -> list[tuple[dict, list[dic
 
 
 def entry_fields(e: dict) -> list[tuple[str, str]]:
-    """The ledger line's fields in order (label, value)."""
-    answered = ", ".join(e["answered_by"]) if e["answered_by"] else "nobody yet"
-    fields = [("state", e["state"] + (" (reply)" if e["reply"] else "")), ("class", e["class"] or "-"),
+    """The ledger line's fields in order (label, value).  A held letter: id, ts,
+    state and `held: KIND`, none of its text."""
+    if e.get("held"):
+        return [("state", e["state"]), ("id", e["id"]), ("ts", e["ts"] or "-"), ("outcome", f"held: {e['held']}")]
+    fields = [("state", e["state"]), ("class", e["class"] or "-"),
               ("tool", e["tool"] or "-"), ("what", e["what"] or "-"), ("agent", e["agent"] or "-"),
-              ("ts", e["ts"] or "-"), ("id", e["id"]), ("answered by", answered)]
+              ("ts", e["ts"] or "-"), ("id", e["id"]), ("outcome", outcome_of(e))]
     if e.get("pending"):
         fields.append(("waits for", e["pending"]))
     return fields
@@ -112,8 +150,8 @@ def markdown(frozen: store.Frozen) -> bytes:
                    f"{row['answered']} | {row['external']} |")
     t = totals(head["summary"])
     out += [f"| Total | {t['new']} | {t['open']} | {t['in_flight']} | {t['answered']} | {t['external']} |", ""]
-    out += ["Open counts open work: replies (pickups and receipts) are listed below under their state but "
-            "never counted open.", "", "## Ledger", ""]
+    out += ["Open counts open work: replies (pickups and receipts) are listed below as replies to their "
+            "letters and never counted open.", "", "## Ledger", ""]
     if not entries:
         out += ["No new letters in this period.", ""]
     for row, items in boxes_in_order(head, entries):
@@ -131,6 +169,7 @@ def markdown(frozen: store.Frozen) -> bytes:
             + (f" (was {head['cursor_before']})." if head["cursor_before"] else
                (" (first report of this profile)." if head["kind"] == "scheduled" else "; a manual report moves no cursor.")),
             f"Entries: {head['entries']} on {plural(pages, 'page')} of at most 100. Report digest: `{frozen.digest}`.",
+            outcomes_line(entries),
             next_action(head), ""]
     return "\n".join(out).encode("utf-8")
 
@@ -149,6 +188,7 @@ def json_doc(frozen: store.Frozen) -> bytes:
         "not_itemized": head["not_itemized"],
         "summary": head["summary"],
         "total": totals(head["summary"]),
+        "outcomes": outcome_counts(frozen.entries),
         "entries": frozen.entries,
         "pages": head["pages"],
         "page_digests": list(frozen.manifest["pages"]),

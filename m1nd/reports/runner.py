@@ -22,6 +22,7 @@ class Outcome:
     prepared: freeze.Prepared | None = None
     committed: freeze.Committed | None = None
     deliveries: list[delivery.Delivery] = field(default_factory=list)
+    disabled: bool = False
 
     @property
     def failed(self) -> bool:
@@ -30,7 +31,7 @@ class Outcome:
     def as_json(self) -> dict:
         return {
             "profile": self.profile,
-            "status": "nothing-due" if not self.due and not self.deliveries else (
+            "status": "disabled" if self.disabled else "nothing-due" if not self.due and not self.deliveries else (
                 "failed" if self.failed else "done"),
             "next_boundary": self.next_boundary,
             "prepared": self.prepared.as_json() if self.prepared else None,
@@ -53,8 +54,8 @@ def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
     manual = since is not None
     if not manual:
         idle, nb = nothing_due(run, profile, now)
-        if idle:
-            return Outcome(profile.name, False, nb)
+        if idle or not profile.enabled:  # off: nothing generated or delivered, the cursor kept
+            return Outcome(profile.name, False, nb, disabled=not profile.enabled)
     with store.profile_lock(paths, profile.name):
         state = store.load_state(paths, profile.name)
         d = freeze.due(profile, state, now)
@@ -64,5 +65,16 @@ def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
             if prepared is not None:
                 outcome.prepared = prepared
                 outcome.committed = freeze.commit(run, profile, prepared.frozen.run_id, prepared.frozen.digest)
-        outcome.deliveries = delivery.deliver(paths, profile.name, sink, now)
+                _queue_for_sink(paths, profile, prepared.frozen.run_id, sink.name)
+        outcome.deliveries = delivery.deliver(paths, profile.name, sink, now, max_attempts=profile.max_attempts)
     return outcome
+
+
+def _queue_for_sink(paths, profile: Profile, run_id: str, sink: str) -> None:
+    """The outbox tracks (run, sink) pairs: a report already delivered elsewhere (the
+    same manual window again, to another sink) is queued once more for this sink."""
+    state = store.load_state(paths, profile.name)
+    done = any(r["run_id"] == run_id and r["sink"] == sink for r in state.receipts)
+    if run_id not in state.outbox and not done:
+        state.outbox.append(run_id)
+        store.save_state(paths, profile.name, state)

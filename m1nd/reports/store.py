@@ -63,11 +63,17 @@ class State:
     # and so is every digest in accounted_after.
     ledger_offset: int = 0
     accounted_after: list[str] = field(default_factory=list)
+    attempts: dict[str, int] = field(default_factory=dict)  # "RUN_ID SINK": failed deliveries so far
 
     def as_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "cursor": self.cursor, "committed": self.committed,
                 "outbox": self.outbox, "receipts": self.receipts, "ledger_offset": self.ledger_offset,
-                "accounted_after": self.accounted_after}
+                "accounted_after": self.accounted_after, "attempts": self.attempts}
+
+    def failed(self, max_attempts: int) -> list[str]:
+        """Outbox reports a sink has refused `max_attempts` times: they wait for --retry."""
+        return sorted({k.split(" ", 1)[0] for k, n in self.attempts.items()
+                       if n >= max_attempts and k.split(" ", 1)[0] in self.outbox})
 
 
 def _read_bytes(path: str, what: str) -> bytes | None:
@@ -90,7 +96,9 @@ def load_state(paths: Paths, profile: str) -> State:
         if obj.get("schema") != STATE_SCHEMA:
             raise ValueError
         state = State(obj["cursor"], list(obj["committed"]), list(obj["outbox"]), list(obj["receipts"]),
-                      obj["ledger_offset"], list(obj["accounted_after"]))
+                      obj["ledger_offset"], list(obj["accounted_after"]), dict(obj.get("attempts", {})))
+        if not all(isinstance(k, str) and type(n) is int for k, n in state.attempts.items()):
+            raise ValueError
         if state.cursor is not None and not isinstance(state.cursor, str):
             raise ValueError
         if type(state.ledger_offset) is not int or state.ledger_offset < 0:

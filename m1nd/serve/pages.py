@@ -134,10 +134,18 @@ def _count(f: Filters, label: str, key: str, number: int, state: str | None) -> 
     return f'<a href="{attr(f.query(state=state))}">{inner}</a>'
 
 
+MARKERS = ("🟦", "🟪", "🟩", "🟧")  # beside each box's written label, never alone
+
+
 def boxes_section(data: IndexData, f: Filters) -> str:
     cards = []
+    # as in a report with the default boxes: the roster's roots in order, then medulla
+    boxes = [b.label for b in data.boxes if b.label not in (SPOOL_ROW, "medulla")]
+    boxes += [b.label for b in data.boxes if b.label == "medulla"]
+    markers = {label: MARKERS[i % len(MARKERS)] for i, label in enumerate(boxes)}
     for box in data.boxes:
         c, label = box.counts, box.label
+        marker = f'<span class="marker" aria-hidden="true">{markers[label]}</span> ' if label in markers else ""
         g = replace(f, box=label)
         counts = "".join([
             _count(g, "open work", "open_work", c["open_work"], "open"),
@@ -149,7 +157,7 @@ def boxes_section(data: IndexData, f: Filters) -> str:
         where = box.path or ("letters that wait in the spool: not filed into any box yet"
                              if label == SPOOL_ROW else "private to this home")
         here = " here" if f.box == label else ""
-        cards.append(f'<div class="card box{here}"><a class="label" href="{attr(f.query(box=label))}">{text(label)}</a>'
+        cards.append(f'<div class="card box{here}">{marker}<a class="label" href="{attr(f.query(box=label))}">{text(label)}</a>'
                      f'<div class="meta">{text(where)}</div><div class="counts">{counts}</div></div>')
     if not cards:
         return '<p class="empty">No boxes yet: no letter has been filed.</p>'

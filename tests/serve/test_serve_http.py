@@ -501,3 +501,12 @@ def test_a_failure_that_is_neither_not_found_nor_usage_is_the_error_document_wit
     page = get(server, "/")
     assert page.status_code == 500 and "roster" in page.text
     assert "Traceback" not in server.stderr()
+
+
+def test_the_served_index_puts_the_report_markers_beside_each_box_label(server):
+    page = get(server, "/").text
+    cards = re.findall(r'<div class="card box[^"]*">(.*?)<a class="label"[^>]*>([^<]*)</a>', page)
+    labelled = {label: head for head, label in cards}
+    assert "🟦" in labelled["repo-a"] and "🟪" in labelled["repo-b"] and "🟩" in labelled["medulla"], labelled
+    assert all("🟦" not in head and "🟪" not in head for label, head in labelled.items()
+               if label not in ("repo-a", "repo-b", "medulla"))

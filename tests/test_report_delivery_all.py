@@ -1,0 +1,94 @@
+"""`m1nd report deliver` hands every outbox, `report commit` takes `--now`, and one
+report is delivered once to each sink."""
+
+from __future__ import annotations
+
+from tests.conftest import write_spool
+
+
+def letter(what):
+    return {"ts": "2026-05-01T10:00:00Z", "agent": "agent-a", "class": "bug", "repo": "all", "what": what}
+
+
+def test_deliver_without_a_profile_hands_every_outbox(cli, spool_path, m1nd_home, tmp_path):
+    m1nd_home.mkdir(parents=True, exist_ok=True)
+    (m1nd_home / "config.toml").write_text(
+        '[report.profiles.night]\nrrules = ["FREQ=DAILY;BYHOUR=2"]\ntimezone = "UTC"\n')
+    write_spool(spool_path, [letter("one")])
+    cli("report", "alert", "--now", "2026-05-01T01:00:00Z")
+    doc = cli("report", "prepare", "--json", "--profile", "night", "--now", "2026-05-01T03:00:00Z").json
+    r = cli("report", "commit", doc["run_id"], "--digest", doc["digest"], "--now", "2026-05-01T03:00:00Z")
+    assert r.code == 0, r.stderr
+    out = tmp_path / "out"
+    r = cli("report", "deliver", "--to", str(out), "--now", "2026-05-01T03:01:00Z")
+    assert r.code == 0, r.stderr
+    assert f"delivered {doc['run_id']}" in r.stdout
+    assert (out / f"{doc['run_id']}.md").exists()
+    again = cli("report", "deliver", "--now", "2026-05-01T03:02:00Z")
+    assert again.code == 0 and "every outbox is empty" in again.stdout
+
+
+def test_commit_takes_now_and_rejects_a_bad_one(cli, spool_path):
+    write_spool(spool_path, [letter("one")])
+    doc = cli("report", "prepare", "--json", "--now", "2026-05-01T14:00:00Z").json
+    assert cli("report", "commit", doc["run_id"], "--digest", doc["digest"], "--now", "not-a-time").code == 2
+    r = cli("report", "commit", doc["run_id"], "--digest", doc["digest"], "--now", "2026-05-01T14:00:00Z", "--json")
+    assert r.code == 0 and r.json["status"] == "committed"
+
+
+def test_the_same_manual_window_is_delivered_once_to_each_sink(cli, spool_path, tmp_path):
+    write_spool(spool_path, [letter("in the window")])
+    cli("report", "alert", "--now", "2026-05-01T11:00:00Z")
+    first, second = tmp_path / "first", tmp_path / "second"
+    window = ("--since", "2026-05-01T10:00:00Z", "--until", "2026-05-01T12:00:00Z", "--now", "2026-05-01T12:30:00Z")
+    assert cli("report", *window, "--to", str(first)).code == 0
+    assert cli("report", *window, "--to", str(second)).code == 0
+    assert [p.name for p in first.glob("*.md")] == [p.name for p in second.glob("*.md")] != []
+    assert "in the window" in next(second.glob("*.md")).read_text()
+    before = {p: p.stat().st_mtime_ns for p in second.iterdir()}
+    assert cli("report", *window, "--to", str(second)).code == 0
+    assert {p: p.stat().st_mtime_ns for p in second.iterdir()} == before, "delivering twice writes nothing new"
+
+
+def night_profile(home, extra=""):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[report]\ndefault = "night"\n[report.profiles.night]\nrrules = ["FREQ=DAILY;BYHOUR=2"]\ntimezone = "UTC"\n{extra}')
+
+
+def test_a_disabled_profile_makes_nothing_keeps_its_cursor_and_catches_up_when_on_again(cli, spool_path, m1nd_home):
+    night_profile(m1nd_home)
+    write_spool(spool_path, [letter("first night")])
+    cli("report", "alert", "--now", "2026-05-01T01:00:00Z")
+    assert cli("report", "--now", "2026-05-01T03:00:00Z").code == 0
+    night_profile(m1nd_home, "enabled = false\n")
+    write_spool(spool_path, [letter("while off")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")
+    off = cli("report", "--now", "2026-05-03T03:00:00Z")
+    assert off.code == 0 and "is off (enabled = false)" in off.stdout
+    status = cli("report", "status", "--json", "--now", "2026-05-03T03:00:00Z").json["profiles"]["night"]
+    assert status["cursor"] == "2026-05-01T02:00:00Z" and status["enabled"] is False
+    night_profile(m1nd_home)
+    on = cli("report", "--json", "--now", "2026-05-03T03:00:00Z").json
+    assert on["prepared"]["classification"] == "catch-up" and on["prepared"]["entries"] == 1
+    assert on["prepared"]["period"] == {"start": "2026-05-01T02:00:00Z", "end": "2026-05-03T02:00:00Z",
+                                        "timezone": "UTC"}
+
+
+def test_a_sink_is_tried_max_attempts_times_then_the_report_is_failed_until_retry(cli, spool_path, m1nd_home, tmp_path):
+    night_profile(m1nd_home, "max_attempts = 2\n")
+    write_spool(spool_path, [letter("one")])
+    cli("report", "alert", "--now", "2026-05-01T01:00:00Z")
+    assert cli("report", "--to", "exec:exit 1", "--now", "2026-05-01T03:00:00Z").code == 1
+    second = cli("report", "deliver", "--to", "exec:exit 1", "--now", "2026-05-01T03:05:00Z")
+    assert second.code == 1 and "marked failed after 2 attempts" in second.stderr
+    status = cli("report", "status", "--json").json["profiles"]["night"]
+    assert len(status["failed"]) == 1 and status["failed"] == status["outbox"]
+    run_id = status["failed"][0]
+    held = cli("report", "deliver", "--to", "exec:exit 1", "--now", "2026-05-01T03:10:00Z")
+    assert held.code == 1 and f"not tried again until `m1nd report deliver --retry {run_id}`" in held.stderr
+    text = cli("report", "status").stdout
+    assert f"failed {run_id}" in text
+    retried = cli("report", "deliver", "--retry", run_id, "--to", "exec:cat >/dev/null", "--now", "2026-05-01T03:15:00Z")
+    assert retried.code == 0, retried.stderr
+    assert cli("report", "status", "--json").json["profiles"]["night"]["outbox"] == []
