@@ -152,7 +152,7 @@ def _starts(raws: list[bytes]) -> list[int]:
 
 def _python_candidates(raws: list[bytes]) -> set[int]:
     anchor = rules.ANCHOR_BYTES
-    return {i for i, raw in enumerate(raws) if anchor.search(raw)}
+    return {i for i, raw in enumerate(raws) if anchor.search(raw) or rules.mixed_run(raw)}
 
 
 def held_in_batch(raws: list[bytes]) -> dict[int, str]:
@@ -183,6 +183,8 @@ def _held(raws: list[bytes]) -> dict[int, str]:
     big = _JOIN.join(raws)
     starts = _starts(raws)
     candidates = {bisect_right(starts, offset) - 1 for offset, _ in _engine_findings(big)}
+    # m1nd's generic shapes (a prefixed or mixed random token with no keyword beside it)
+    candidates.update(i for i, raw in enumerate(raws) if rules.mixed_run(raw))
     return {i: k for i in sorted(candidates) if (k := _kind(raws[i]))}
 
 
