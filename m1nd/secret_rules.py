@@ -165,6 +165,11 @@ _KEY_WORD = (
 _ASSIGN = re.compile(
     r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?" + _KEY_WORD
     + r"[\"'`]?[ \t]*(?P<sep>:=|=>|===?|=|:)[ \t]*(?=(?P<rest>[^\n]{0,200}))")
+# a credential word inside a longer name (`my_password_super_secure = "…"`, `db_pass: …`):
+# held only when the value reads as random, since such names also name plain settings
+_NAMED = re.compile(
+    r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:passw(?:or)?d|pass|passphrase|secret|token|api_?key)[A-Za-z0-9_]*"
+    r"[\"'`]?[ \t]*(?::=|=>|=|:)[ \t]*[\"'`]?([^\s\"'`,;]{8,200})")
 _UNQUOTED = re.compile(r"[^\s\"'`,;&)\]}>]+")
 
 
@@ -228,6 +233,8 @@ _BLOB_BEFORE = re.compile(r"(?:base64,|sha\d+[-:]|h1:|integrity\W+|hash\W+|sum\W
 
 
 _BLOB_AFTER = re.compile(r"[A-Za-z0-9+/=]")  # the prefixed shape cut out of a longer base64 run
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_PACKAGE = re.compile(r"\.(?:whl|tar|tgz|gz|zip|jar|egg)\b")  # a versioned file name, not a token
 _DIGEST = re.compile(r"(?i)(?:sha|md|blake|xxh)\d*[-_]")
 
 
@@ -244,14 +251,14 @@ def _changes(body: str) -> int:
 def _hexlike(body: str) -> bool:
     """A random hex body after a provider prefix (`rootly_…`, `spu-…`)."""
     return sum(c.isdigit() for c in body) >= 4 and sum(c.isalpha() for c in body) >= 4 \
-        and _changes(body) >= 0.3 * len(body)
+        and _changes(body) >= 0.25 * len(body)
 
 
 def _mixed(body: str, need_upper: bool) -> bool:
     digits = sum(c.isdigit() for c in body)
     upper = sum(c.isupper() for c in body)
     lower = sum(c.islower() for c in body)
-    if digits < 2 or lower + upper < 6 or _changes(body) < 0.3 * len(body):
+    if digits < 2 or lower + upper < 6 or _changes(body) < 0.25 * len(body):
         return False
     if need_upper:
         return upper >= 3 and lower >= 3 and digits >= 3
@@ -269,10 +276,18 @@ def _generic(text: str) -> str | None:
         longest = max(body, key=len)
         if _BLOB_BEFORE.search(text[max(0, m.start() - 12):m.start()]) or _DIGEST.match(token):
             continue
-        if len(token) > 200 or _BLOB_AFTER.match(text, m.end()):
+        if len(token) > 200 and ("+" in token or "/" in token) or _BLOB_AFTER.match(text, m.end()):
             continue
         if len(longest) >= 16 and (_mixed(longest, need_upper=False) or _mixed(longest, need_upper=True)) \
                 or len(longest) >= 16 and _hexlike(longest):
+            return "token with a provider prefix"
+        # a segmented body after a word prefix (`pat-eu1-1457aed5-04c6-…`, `sk.nc7.R5t.…`);
+        # a dotted name (`com.apple.WebKit.…`) has word segments, so it is not one
+        rest = "".join(body[1:])
+        if body[0].isalpha() and len(body) >= 3 and len(rest) >= 20 and not _UUID.search(token) \
+                and not _PACKAGE.search(token) \
+                and not any(p.isalpha() and len(p) >= 5 for p in body[1:]) \
+                and (_hexlike(rest) or _mixed(rest, need_upper=False) or _mixed(rest, need_upper=True)):
             return "token with a provider prefix"
     for pattern in (_BESIDE_PROVIDER, _KEY_VALUE):
         for m in pattern.finditer(text):
@@ -284,7 +299,7 @@ def _generic(text: str) -> str | None:
                 return "key beside its provider"
     for m in mixed.finditer(text):
         token = m.group(0)
-        if token.count("/") > 1 or len(token) >= 100 and "=" not in token or _DIGEST.match(token) or _BLOB_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
+        if token.count("/") > 1 or len(token) >= 100 and "=" not in token and ("+" in token or "/" in token) or _DIGEST.match(token) or _BLOB_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
             continue
         longest = max(re.split(r"[_.=-]", token), key=len)
         if len(longest) >= 16 and _mixed(longest, need_upper=True):
@@ -321,4 +336,9 @@ def match(text: str) -> str | None:
                 return "command-line credential"
     if _assignment(text):
         return "credential assignment"
+    for m in _NAMED.finditer(text):
+        value = m.group(1)
+        if not is_placeholder(value) and not _CODE.match(value) and not _PATH.match(value) \
+                and _random_looking(value) and sum(c.isdigit() for c in value) >= 1 and len(set(value)) >= 6:
+            return "credential assignment"
     return _generic(text)

@@ -132,6 +132,14 @@ def _kind(raw: bytes) -> str | None:
     text = raw.decode("utf-8", "replace")
     decoded = rules.decode_escapes(text)
     kind = rules.match(decoded)
+    deeper = decoded
+    for _ in range(2):  # JSON inside a JSON string, escaped once or twice more
+        if kind or not ('\\"' in deeper or "\\u" in deeper):  # a path's backslashes stay
+            break
+        deeper, before = rules.decode_escapes(deeper), deeper
+        if deeper == before:
+            break
+        kind = rules.match(deeper)
     if kind:
         return kind
     if not (rules.ANCHOR_BYTES.search(raw) or rules.mixed_run(raw)):
