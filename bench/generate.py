@@ -36,6 +36,16 @@ PATHS = ("src/m1nd/readmodel/update.py", "/home/dev/src/repo-a/tests/e2e/test_gi
          "packages/core/lib/index/compaction/segment_merger.rs", "~/work/service-b/internal/cache/lru_eviction.go")
 
 
+PROSE = ("the docker build failed after the auth token refresh", "the api key rotation moved to the vault",
+         "token budget ran out halfway through the review", "docker compose up hung on the auth service",
+         "the key column of the index was stale", "asked for auth again after the token expired")
+
+
+def realistic_prose(rng: random.Random) -> str:
+    """About one letter in nine says docker, token, auth or key in prose."""
+    return rng.choice(PROSE) if rng.random() < 1 / 9 else ""
+
+
 def realistic_token(rng: random.Random) -> str:
     """What real field reports carry: a commit hash or a digest, a long identifier or
     a path (about a third each), or nothing special."""
@@ -78,6 +88,9 @@ def letter(rng: random.Random, n: int, repos: int, roots_dir: str, recent: list[
     fields["what"] = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(12, 30)))
     fields["expected"] = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(4, 12)))
     if realistic:
+        prose = realistic_prose(rng)
+        if prose:
+            fields["what"] += " " + prose
         token = realistic_token(rng)
         if token:
             fields["what"] += " " + token

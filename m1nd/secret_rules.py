@@ -19,9 +19,23 @@ import re
 from m1nd.secret_providers import NAMES as _PROVIDER_NAMES
 
 # -- the anchor: one alternation, valid both for the engine (Rust syntax) and `re` --
+# It finds the lines worth judging, in one pass over a whole batch: a credential word
+# followed by a separator (a word in prose is not), a command or header that carries
+# one, a known prefix, a provider's name with a long token after it, or a long token
+# whose letters and digits interleave the way random ones do (hex digests, UUIDs,
+# identifiers and paths do not).  Every rule below needs one of these to be asked.
+_T = r"A-Za-z0-9_+/=-"  # token characters
 _ANCHOR_KEYWORDS = (
-    r"passw|passphrase|pwd|secret|token|credential|auth|bearer|basic|ssws|key[\s\"'\\:=]|sig=|-----begin"
-    r"|mysql|docker|curl|machine|://[^\s/@]*:[^\s/@]*@|\\u|\\n[a-z0-9+/]{40}"
+    r"(?:pass|pwd|secret|token|credential|auth|key)[A-Za-z0-9_.-]*[\\\"'`]*[ \t]*(?::=|=>|=|:)"
+    r"|(?:bearer|ssws|basic|token)[ \t]+[A-Za-z0-9._~+/-]{8}|sig=|-----begin"
+    r"|mysql[^\n]*[ \t]-p|docker[ \t]+login|curl[^\n]*[ \t]-(?:u|-user)[ \t]|machine[ \t]"
+    r"|--(?:password|passwd|pass|token|secret|api-key|apikey|client-secret|auth-token)[ \t=]"
+    r"|://[^\s/@]*:[^\s/@]*@|(?:\\u[0-9a-f]{4}){4}|\\n[a-z0-9+/]{40}|webhook|hooks\.zapier"
+)
+_RANDOM_RUN = (
+    r"(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])[" + _T + r"]{0,40}?[A-Za-z][0-9]+[A-Za-z]"
+    r"|[A-Za-z][0-9]+[A-Za-z][" + _T + r"]{0,40}?(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])"
+    r"|[A-Za-z]{2,12}[_-](?:[A-Za-z0-9]+[_-])?[0-9a-fA-F]{24}"
 )
 _PREFIXES = (
     r"MII[A-Za-z0-9+/]{20}|b3BlbnNzaC|AKIA|ASIA|ABIA|ACCA|AKID|LTAI|gh[pousr]_|github_pat_|gl[a-z]{1,5}-"
@@ -31,9 +45,9 @@ _PREFIXES = (
     r"|NRAK-|glsa_|glc_|sntry|sq0|EAAA|pscale_|sbp_|FLWSECK|figd_|CFPAT-|gsk_|tskey-|atlasv1|r8_|pplx-"
     r"|bkua_|shippo_|dckr_pat_|ya29\.|1//0|FlyV1"
 )
-# provider names (secret_providers.py) and the url of a webhook that is the credential
-_CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES) + r"|webhook|hooks\.zapier"
-ANCHOR = r"(?i:" + _ANCHOR_KEYWORDS + "|" + _CONTEXT + r")|" + _PREFIXES
+# provider names (secret_providers.py): the rule beside them looks for the token
+_CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES)
+ANCHOR = r"(?i:" + _ANCHOR_KEYWORDS + "|" + _CONTEXT + r")|" + _RANDOM_RUN + "|" + _PREFIXES
 ANCHOR_BYTES = re.compile(ANCHOR.encode())
 
 # a long run of token characters mixing digits with non-hex letters or symbols: what
