@@ -47,7 +47,9 @@ _PREFIXES = (
 )
 # provider names (secret_providers.py): the rule beside them looks for the token
 _CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES)
-ANCHOR = r"(?i:" + _ANCHOR_KEYWORDS + "|" + _CONTEXT + r")|" + _RANDOM_RUN + "|" + _PREFIXES
+# one engine rule per part: a single alternation of all four scans ~30x slower there
+ANCHOR_PARTS = ("(?i:" + _ANCHOR_KEYWORDS + ")", "(?i:" + _CONTEXT + ")", _RANDOM_RUN, _PREFIXES)
+ANCHOR = "|".join(ANCHOR_PARTS)
 ANCHOR_BYTES = re.compile(ANCHOR.encode())
 
 # a long run of token characters mixing digits with non-hex letters or symbols: what
