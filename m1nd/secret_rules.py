@@ -26,7 +26,7 @@ from m1nd.secret_providers import NAMES as _PROVIDER_NAMES
 # identifiers and paths do not).  Every rule below needs one of these to be asked.
 _T = r"A-Za-z0-9_+/=-"  # token characters
 _ANCHOR_KEYWORDS = (
-    r"(?:pass|pwd|secret|token|credential|auth|key)[A-Za-z0-9_.-]*[\\\"'`]*[ \t]*(?::=|=>|=|:)"
+    r"(?:pass|pwd|secret|token|credential|auth|key)[A-Za-z0-9_.-]*[\\\"'`]*(?:[ \t]|\\[tn])*(?::=|=>|=|:)"
     r"|(?:bearer|ssws|basic|token)[ \t]+[A-Za-z0-9._~+/-]{8}|sig=|-----begin"
     r"|mysql[^\n]*[ \t]-p|docker[ \t]+login|curl[^\n]*[ \t]-(?:u|-user)[ \t]|machine[ \t]"
     r"|--(?:password|passwd|pass|token|secret|api-key|apikey|client-secret|auth-token)[ \t=]"
@@ -244,7 +244,7 @@ _BESIDE_PROVIDER = re.compile(
     r"(?i)(?<![a-z0-9])(?:" + "|".join(re.escape(n) for n in _PROVIDER_NAMES) + r")[a-z0-9_]*"
     r"[^\n]{0,40}?(?<![A-Za-z0-9_./+=:-])([A-Za-z0-9_/+-]{16,90}=*)(?![A-Za-z0-9_/+=.-])")
 _KEY_VALUE = re.compile(
-    r"(?i)[a-z0-9]+[_.-]?(?:key|id|secret)[\\\"'`]*[ \t]*[:=][ \t]*[\\\"'`]*([A-Za-z0-9_/+.-]{16,200}=*)")
+    r"(?i)[a-z0-9]+[_.-]?(?:key|secret)[\\\"'`]*[ \t]*[:=][ \t]*[\\\"'`]*([A-Za-z0-9_/+.-]{16,200}=*)")
 _BLOB_BEFORE = re.compile(r"(?:base64,|sha\d+[-:]|h1:|integrity\W+|hash\W+|sum\W+|@)\Z", re.I)
 
 
@@ -252,6 +252,9 @@ _BLOB_AFTER = re.compile(r"[A-Za-z0-9+/=]")  # the prefixed shape cut out of a l
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _PACKAGE = re.compile(r"\.(?:whl|tar|tgz|gz|zip|jar|egg)\b")  # a versioned file name, not a token
 _DIGEST = re.compile(r"(?i)(?:sha|md|blake|xxh)\d*[-_]")
+
+
+_NONHEX_NEXT_TO_DIGIT = re.compile(r"[g-zG-Z][0-9]|[0-9][g-zG-Z]")
 
 
 def _class(c: str) -> int:
@@ -275,6 +278,8 @@ def _mixed(body: str, need_upper: bool) -> bool:
     upper = sum(c.isupper() for c in body)
     lower = sum(c.islower() for c in body)
     if digits < 2 or lower + upper < 6 or _changes(body) < 0.25 * len(body):
+        return False
+    if not _NONHEX_NEXT_TO_DIGIT.search(body):  # what the anchor's random-run rule asks
         return False
     if need_upper:
         return upper >= 3 and lower >= 3 and digits >= 3
