@@ -16,10 +16,26 @@ from __future__ import annotations
 
 from m1nd import lazyre as re  # compiled on first use: a git hook with nothing to scan never pays
 
+from m1nd.secret_providers import NAMES as _PROVIDER_NAMES
+
 # -- the anchor: one alternation, valid both for the engine (Rust syntax) and `re` --
+# It finds the lines worth judging, in one pass over a whole batch: a credential word
+# followed by a separator (a word in prose is not), a command or header that carries
+# one, a known prefix, a provider's name with a long token after it, or a long token
+# whose letters and digits interleave the way random ones do (hex digests, UUIDs,
+# identifiers and paths do not).  Every rule below needs one of these to be asked.
+_T = r"A-Za-z0-9_+/=-"  # token characters
 _ANCHOR_KEYWORDS = (
-    r"passw|passphrase|pwd|secret|token|credential|auth|bearer|basic|ssws|key[\s\"'\\:=]|sig=|-----begin"
-    r"|mysql|docker|curl|machine|://[^\s/@]*:[^\s/@]*@|\\u|\\n[a-z0-9+/]{40}"
+    r"(?:pass|pwd|secret|token|credential|auth|key)[A-Za-z0-9_.-]*[\\\"'`]*(?:[ \t]|\\[tn])*(?::=|=>|=|:)"
+    r"|(?:bearer|ssws|basic|token)[ \t]+[A-Za-z0-9._~+/-]{8}|sig=|-----begin"
+    r"|mysql[^\n]*[ \t]-p|docker[ \t]+login|curl[^\n]*[ \t]-(?:u|-user)[ \t]|machine[ \t]"
+    r"|--(?:password|passwd|pass|token|secret|api-key|apikey|client-secret|auth-token)[ \t=]"
+    r"|://[^\s/@]*:[^\s/@]*@|(?:\\u[0-9a-f]{4}){4}|\\n[a-z0-9+/]{40}|webhook|hooks\.zapier"
+)
+_RANDOM_RUN = (
+    r"(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])[" + _T + r"]{0,40}?[A-Za-z][0-9]+[A-Za-z]"
+    r"|[A-Za-z][0-9]+[A-Za-z][" + _T + r"]{0,40}?(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])"
+    r"|[A-Za-z]{2,12}[_-](?:[A-Za-z0-9]+[_-])?[0-9a-fA-F]{24}"
 )
 _PREFIXES = (
     r"MII[A-Za-z0-9+/]{20}|b3BlbnNzaC|AKIA|ASIA|ABIA|ACCA|AKID|LTAI|gh[pousr]_|github_pat_|gl[a-z]{1,5}-"
@@ -29,7 +45,11 @@ _PREFIXES = (
     r"|NRAK-|glsa_|glc_|sntry|sq0|EAAA|pscale_|sbp_|FLWSECK|figd_|CFPAT-|gsk_|tskey-|atlasv1|r8_|pplx-"
     r"|bkua_|shippo_|dckr_pat_|ya29\.|1//0|FlyV1"
 )
-ANCHOR = r"(?i:" + _ANCHOR_KEYWORDS + r")|" + _PREFIXES
+# provider names (secret_providers.py): the rule beside them looks for the token
+_CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES)
+# one engine rule per part: a single alternation of all four scans ~30x slower there
+ANCHOR_PARTS = ("(?i:" + _ANCHOR_KEYWORDS + ")", "(?i:" + _CONTEXT + ")", _RANDOM_RUN, _PREFIXES)
+ANCHOR = "|".join(ANCHOR_PARTS)
 ANCHOR_BYTES = re.compile(ANCHOR.encode())
 
 # a long run of token characters mixing digits with non-hex letters or symbols: what
@@ -161,6 +181,11 @@ _KEY_WORD = (
 _ASSIGN = re.compile(
     r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?" + _KEY_WORD
     + r"[\"'`]?[ \t]*(?P<sep>:=|=>|===?|=|:)[ \t]*(?=(?P<rest>[^\n]{0,200}))")
+# a credential word inside a longer name (`my_password_super_secure = "…"`, `db_pass: …`):
+# held only when the value reads as random, since such names also name plain settings
+_NAMED = re.compile(
+    r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:passw(?:or)?d|pass|passphrase|secret|token|api_?key)[A-Za-z0-9_]*"
+    r"[\"'`]?[ \t]*(?::=|=>|=|:)[ \t]*[\"'`]?([^\s\"'`,;]{8,200})")
 _UNQUOTED = re.compile(r"[^\s\"'`,;&)\]}>]+")
 
 
@@ -197,6 +222,112 @@ def _key_body(text: str) -> bool:
     return False
 
 
+# -- generic shapes: what the providers' formats share (judged on the decoded text) --
+# Each entry: (kind, source, pattern).  The sources are the public rule sets whose
+# test suites these shapes were measured against (see docs/secrets.md).
+_TOKEN_CHARS = r"A-Za-z0-9_+/=.!-"
+GENERIC = [
+    ("token with a provider prefix",
+     "trufflehog detectors (pkg/detectors/*), secrets-patterns-db: a short lowercase or upper prefix, "
+     "a separator, a long random body",
+     re.compile(r"(?<![A-Za-z0-9_./+=-])(?:[A-Za-z][A-Za-z0-9]{0,11}[_.-]){1,4}[A-Za-z0-9_.-]{16,}")),
+    ("random token",
+     "detect-secrets high-entropy plugins, trufflehog keyword detectors: a long run mixing upper, "
+     "lower case and digits",
+     re.compile(r"(?<![A-Za-z0-9_./+=:-])[A-Za-z0-9_+/=.!-]{20,200}(?![A-Za-z0-9_+/=.!-])")),
+    ("webhook url",
+     "trufflehog microsoftteamswebhook, tineswebhook, zapierwebhook: the url is the credential",
+     re.compile(r"\.webhook\.office\.com/webhookb2/\S{20,}|[a-zA-Z0-9]+\.tines\.com/webhook/[a-z0-9]{16,}/[a-z0-9]{16,}"
+                r"|hooks\.zapier\.com/hooks/catch/\S{8,}")),
+]
+_BESIDE_PROVIDER = re.compile(
+    r"(?i)(?<![a-z0-9])(?:" + "|".join(re.escape(n) for n in _PROVIDER_NAMES) + r")[a-z0-9_]*"
+    r"[^\n]{0,40}?(?<![A-Za-z0-9_./+=:-])([A-Za-z0-9_/+-]{16,90}=*)(?![A-Za-z0-9_/+=.-])")
+_KEY_VALUE = re.compile(
+    r"(?i)[a-z0-9]+[_.-]?(?:key|secret)[\\\"'`]*[ \t]*[:=][ \t]*[\\\"'`]*([A-Za-z0-9_/+.-]{16,200}=*)")
+_BLOB_BEFORE = re.compile(r"(?:base64,|sha\d+[-:]|h1:|integrity\W+|hash\W+|sum\W+|@)\Z", re.I)
+
+
+_BLOB_AFTER = re.compile(r"[A-Za-z0-9+/=]")  # the prefixed shape cut out of a longer base64 run
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_PACKAGE = re.compile(r"\.(?:whl|tar|tgz|gz|zip|jar|egg)\b")  # a versioned file name, not a token
+_DIGEST = re.compile(r"(?i)(?:sha|md|blake|xxh)\d*[-_]")
+
+
+_NONHEX_NEXT_TO_DIGIT = re.compile(r"[g-zG-Z][0-9]|[0-9][g-zG-Z]")
+
+
+def _class(c: str) -> int:
+    return 0 if c.isdigit() else 1 if c.isupper() else 2 if c.islower() else 3
+
+
+def _changes(body: str) -> int:
+    """How often the character class (digit, upper, lower, symbol) changes: random
+    tokens change every other character or so, words and numbered names rarely."""
+    return sum(_class(a) != _class(b) for a, b in zip(body, body[1:]))
+
+
+def _hexlike(body: str) -> bool:
+    """A random hex body after a provider prefix (`rootly_…`, `spu-…`)."""
+    return sum(c.isdigit() for c in body) >= 4 and sum(c.isalpha() for c in body) >= 4 \
+        and _changes(body) >= 0.25 * len(body)
+
+
+def _mixed(body: str, need_upper: bool) -> bool:
+    digits = sum(c.isdigit() for c in body)
+    upper = sum(c.isupper() for c in body)
+    lower = sum(c.islower() for c in body)
+    if digits < 2 or lower + upper < 6 or _changes(body) < 0.25 * len(body):
+        return False
+    if not _NONHEX_NEXT_TO_DIGIT.search(body):  # what the anchor's random-run rule asks
+        return False
+    if need_upper:
+        return upper >= 3 and lower >= 3 and digits >= 3
+    # lowercase with digits: not hex (a digest), not a word-and-number identifier
+    return any(c in "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ" for c in body) and digits >= 4
+
+
+def _generic(text: str) -> str | None:
+    prefixed, mixed, hooks = (g[2] for g in GENERIC)
+    if hooks.search(text):
+        return "webhook url"
+    for m in prefixed.finditer(text):
+        token = m.group(0)
+        body = re.split(r"[_.-]", token)
+        longest = max(body, key=len)
+        if _BLOB_BEFORE.search(text[max(0, m.start() - 12):m.start()]) or _DIGEST.match(token):
+            continue
+        if len(token) > 200 and ("+" in token or "/" in token) or _BLOB_AFTER.match(text, m.end()):
+            continue
+        if len(longest) >= 16 and (_mixed(longest, need_upper=False) or _mixed(longest, need_upper=True)) \
+                or len(longest) >= 16 and _hexlike(longest):
+            return "token with a provider prefix"
+        # a segmented body after a word prefix (`pat-eu1-1457aed5-04c6-…`, `sk.nc7.R5t.…`);
+        # a dotted name (`com.apple.WebKit.…`) has word segments, so it is not one
+        rest = "".join(body[1:])
+        if body[0].isalpha() and len(body) >= 3 and len(rest) >= 20 and not _UUID.search(token) \
+                and not _PACKAGE.search(token) \
+                and not any(p.isalpha() and len(p) >= 5 for p in body[1:]) \
+                and (_hexlike(rest) or _mixed(rest, need_upper=False) or _mixed(rest, need_upper=True)):
+            return "token with a provider prefix"
+    for pattern in (_BESIDE_PROVIDER, _KEY_VALUE):
+        for m in pattern.finditer(text):
+            value = m.group(1)
+            if _DIGEST.match(value) or _BLOB_BEFORE.search(text[max(0, m.start(1) - 12):m.start(1)]):
+                continue
+            if sum(c.isdigit() for c in value) >= 2 and sum(c.isalpha() for c in value) >= 4 \
+                    and _changes(value) >= 0.25 * len(value):
+                return "key beside its provider"
+    for m in mixed.finditer(text):
+        token = m.group(0)
+        if token.count("/") > 1 or len(token) >= 100 and "=" not in token and ("+" in token or "/" in token) or _DIGEST.match(token) or _BLOB_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
+            continue
+        longest = max(re.split(r"[_.=-]", token), key=len)
+        if len(longest) >= 16 and _mixed(longest, need_upper=True):
+            return "random token"
+    return None
+
+
 def match(text: str) -> str | None:
     """The kind of likely secret `text` carries, or None."""
     if _BLOCK.search(text):
@@ -226,4 +357,9 @@ def match(text: str) -> str | None:
                 return "command-line credential"
     if _assignment(text):
         return "credential assignment"
-    return None
+    for m in _NAMED.finditer(text):
+        value = m.group(1)
+        if not is_placeholder(value) and not _CODE.match(value) and not _PATH.match(value) \
+                and _random_looking(value) and sum(c.isdigit() for c in value) >= 1 and len(set(value)) >= 6:
+            return "credential assignment"
+    return _generic(text)

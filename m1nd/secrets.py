@@ -34,7 +34,6 @@ from m1nd.letters import MAX_LETTER_BYTES, OVERSIZED
 
 SMALL_BATCH = 64  # lines: below this, prefilter in Python before loading the engine
 _RULES_FILE = os.path.join(os.path.dirname(__file__), "secret_anchor.yml")
-_ANCHOR_ID = "m1nd.anchor"
 _JOIN = b"\n"
 
 
@@ -81,8 +80,11 @@ class _Engine:
             return None
         cache_dir = os.environ.get("M1ND_RULE_CACHE") or cls.cache_dir
         try:
+            # m1nd's anchor rule alone: the built-in catalog of several hundred
+            # provider rules took 6-9 s to compile in a new home and added nothing
+            # m1nd's own rules do not hold on the external corpus (docs/secrets.md)
             catalog = kingfisher_sdk.Rules(
-                [_RULES_FILE], confidence="low",
+                [_RULES_FILE], builtins=False, confidence="low",
                 cache=cache_dir is not None, cache_dir=cache_dir)
             cls.scanner = kingfisher_sdk.Scanner(catalog, base64=False, dedup=False)
         except Exception:  # a broken install must not stop filing: own rules still hold
@@ -119,26 +121,20 @@ def _engine_findings(data: bytes) -> list[tuple[int, str]]:
     return [(f.location["start_offset"], f.rule_id) for f in scanner.scan(data) if f.visible]
 
 
-def _catalog_kind(data: bytes) -> str | None:
-    for _, rule_id in _engine_findings(data):
-        if rule_id != _ANCHOR_ID:
-            return rule_id.split(".", 1)[-1]
-    return None
-
-
 def _kind(raw: bytes) -> str | None:
-    """The full judgement of one line, with no prefilter: m1nd's rules on the decoded
-    text, then the catalog on the raw bytes and the decoded text."""
+    """The full judgement of one line: m1nd's rules on its text with JSON escapes
+    decoded (once, and again for JSON carried inside a JSON string)."""
     text = raw.decode("utf-8", "replace")
     decoded = rules.decode_escapes(text)
     kind = rules.match(decoded)
-    if kind:
-        return kind
-    if not (rules.ANCHOR_BYTES.search(raw) or rules.mixed_run(raw)):
-        return None  # nothing a catalog token looks like (the batch path skips such lines too)
-    kind = _catalog_kind(raw)
-    if kind is None and decoded != text:
-        kind = _catalog_kind(decoded.encode("utf-8", "replace"))
+    deeper = decoded
+    for _ in range(2):  # JSON inside a JSON string, escaped once or twice more
+        if kind or not ('\\"' in deeper or "\\u" in deeper):  # a path's backslashes stay
+            break
+        deeper, before = rules.decode_escapes(deeper), deeper
+        if deeper == before:
+            break
+        kind = rules.match(deeper)
     return kind
 
 
@@ -170,13 +166,8 @@ def held_in_batch(raws: list[bytes]) -> dict[int, str]:
 def _held(raws: list[bytes]) -> dict[int, str]:
     if not raws:
         return {}
-    if len(raws) < SMALL_BATCH:
-        candidates = _python_candidates(raws)
-        if not candidates and not any(rules.mixed_run(raw) for raw in raws):
-            return {}
-        if _Engine.get() is None:
-            return {i: k for i in sorted(candidates) if (k := _kind(raws[i]))}
-    elif _Engine.get() is None:
+    # A small batch (a hook filing a few letters) never loads the engine.
+    if len(raws) < SMALL_BATCH or _Engine.get() is None:
         return {i: k for i in sorted(_python_candidates(raws)) if (k := _kind(raws[i]))}
     # One pass of the compiled engine over the whole batch; every line it flags is
     # judged again on its own (a finding never spans two letters).
@@ -199,7 +190,8 @@ def anchor_pattern() -> str:
 def _check_rules_file() -> bool:
     """Whether the shipped engine rule file holds the current anchor (tests)."""
     with open(_RULES_FILE, encoding="utf-8") as fh:
-        return rules.ANCHOR in fh.read().replace("''", "'")
+        text = fh.read().replace("''", "'")
+    return all(f"pattern: '{part}'" in text for part in rules.ANCHOR_PARTS)
 
 
 __all__ = ["held_in_batch", "likely_secret", "preload", "use_cache"]

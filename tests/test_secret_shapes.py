@@ -1,0 +1,93 @@
+"""m1nd's generic secret shapes as data (secret_rules.GENERIC): each names its source,
+and each holds a fresh positive example and lets its negative through; a held
+credential stays held in every wrapping, ordinary technical text never is."""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+import uuid
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from secret_wrappings import letter, wrappings
+from m1nd import secret_rules
+from m1nd.secrets import held_in_batch, likely_secret
+
+ALNUM = string.ascii_letters + string.digits
+_RNG = random.Random()
+
+
+def _random(alphabet: str, n: int) -> str:
+    return "".join(_RNG.choice(alphabet) for _ in range(n))
+
+
+def _mixed(n: int) -> str:
+    # random base62 with each class present, made fresh at every run
+    return _random(string.ascii_uppercase, 3) + _random(string.digits, 3) + _random(ALNUM, n - 6)
+
+
+# kind -> (a fresh positive, a negative of the same look)
+EXAMPLES = {
+    "token with a provider prefix": (lambda: "zq" + "x_" + _mixed(32), lambda: "zqx_" + "a" * 32),
+    "random token": (lambda: _mixed(40), lambda: _random("0123456789abcdef", 40)),
+    "webhook url": (lambda: f"https://{_random(string.ascii_lowercase, 6)}.tines.com/webhook/"
+                            f"{_random('abcdef0123456789', 32)}/{_random('abcdef0123456789', 32)}",
+                    lambda: "https://docs.example.com/webhook/setup"),
+}
+
+
+def test_every_generic_shape_names_its_source_and_has_examples():
+    assert {kind for kind, _, _ in secret_rules.GENERIC} == set(EXAMPLES)
+    for kind, source, pattern in secret_rules.GENERIC:
+        assert len(source) > 20 and pattern.pattern, kind
+
+
+@pytest.mark.parametrize("kind", list(EXAMPLES))
+def test_a_shape_holds_its_fresh_positive_and_lets_its_negative_through(kind):
+    positive, negative = EXAMPLES[kind]
+    for _ in range(20):
+        assert likely_secret(letter(f"the build log said {positive()} then stopped")), kind
+    assert likely_secret(letter(f"the build log said {negative()} then stopped")) is None, kind
+
+
+FMT = {"id": "x", "provider": "zqx", "keyword": "zqx", "kind": "prefixed"}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(prefix=st.text(string.ascii_lowercase, min_size=2, max_size=6),
+       body=st.text(ALNUM, min_size=28, max_size=48).filter(
+           lambda s: sum(c.isdigit() for c in s) >= 4 and sum(c.isupper() for c in s) >= 4
+           and sum(c.islower() for c in s) >= 4))
+def test_a_held_credential_stays_held_in_every_wrapping(prefix, body):
+    value = f"{prefix}_{body}"
+    for wrapping, text in wrappings(FMT, value).items():
+        raw = (b'{"ts":"2026-05-01T10:00:00Z","agent":"agent-a","repo":"repo-a","what":"' + text.encode() + b'"}'
+               if wrapping == "\\u escapes" else letter(text))
+        assert likely_secret(raw), (wrapping, text)
+
+
+def _ordinary(rng: random.Random) -> str:
+    hexs = lambda n: "".join(rng.choice("0123456789abcdef") for _ in range(n))  # noqa: E731
+    b64 = base64.b64encode(rng.randbytes(64)).decode()
+    return rng.choice([
+        f"commit {hexs(40)} fixed the auth token refresh",
+        f"docker pull registry.example.com/app@sha256:{hexs(64)}",
+        f'"integrity": "sha512-{b64}",',
+        f"request {uuid.UUID(int=rng.getrandbits(128))} failed with the key column stale",
+        f"/home/agent-a/src/repo-a/tests/e2e/test_{hexs(6)}.py:{rng.randrange(900)}",
+        f"data:image/png;base64,{b64}{b64}",
+        f"ReadModelRefreshCoordinatorFactory_{rng.randrange(10**6)} rebuilt the token index",
+        f"github.com/example/mod v1.{rng.randrange(40)}.0 h1:{b64[:43]}=",
+    ])
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_ordinary_technical_text_is_never_held(seed):
+    rng = random.Random(seed)
+    texts = [_ordinary(rng) for _ in range(8)]
+    assert held_in_batch([letter(t, "what") for t in texts]) == {}, texts
