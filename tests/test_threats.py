@@ -42,3 +42,30 @@ def test_a_deeply_nested_line_in_a_box_breaks_no_read_command(cli, spool_path, m
     assert boxes["message"] == "medulla: 1 malformed (line 2)"
     sweep = cli("sweep").stdout
     assert "plain letter" in sweep and "deep" not in sweep
+
+
+# -- terminal control from a letter ----------------------------------------------------
+
+HOSTILE = "r\x1b]52;c;aGk=\x07\x1b[2J\u202eepo\u2066\x9b"
+RAW_CONTROLS = ["\x1b", "\x07", "\x9b", "\u202e", "\u2066"]
+
+
+def _no_raw_control(text: str) -> None:
+    for ch in RAW_CONTROLS:
+        assert ch not in text, repr(text)
+
+
+def test_a_hostile_repo_prints_escaped_in_the_receipt_the_warning_and_doctor(cli, spool_path):
+    write_spool(spool_path, [{"what": "w\u202e\x1b[1A", "repo": HOSTILE}, b'{"what":'])
+    for args in (["distribute"], ["sweep"], ["doctor"], ["box", "medulla"], ["cases"]):
+        result = cli(*args)
+        _no_raw_control(result.stdout + result.stderr)
+    assert "\\u202e" in cli("distribute").stdout
+
+
+def test_a_spool_path_that_looks_like_markup_prints_as_written(cli, tmp_path):
+    spool = tmp_path / "s[/etc/hosts]" / "spool[bold].jsonl"
+    write_spool(spool, [{"what": "w", "repo": "all"}])
+    result = cli("doctor", "--spool", str(spool))
+    assert "MarkupError" not in result.stderr and result.code == 0, result.stderr
+    assert "[/etc/hosts]" in result.stdout.replace("\n", "")

@@ -15,6 +15,7 @@ import os
 import sys
 
 from m1nd.errors import EXIT_FAILURE, EXIT_USAGE
+from m1nd.safetext import safe
 
 # Options a subcommand takes that may also be written before it (valued, then flags).
 _GLOBAL_VALUED = ("--home", "--spool", "--root")
@@ -55,7 +56,7 @@ def hoist(args: list[str]) -> list[str]:
 
 def _say(message: str) -> None:
     try:
-        sys.stderr.write(f"m1nd: error: {message}\n")
+        sys.stderr.write(f"m1nd: error: {safe(message)}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
@@ -113,7 +114,7 @@ def usage_line(exc) -> None:
     ctx = getattr(exc, "ctx", None)
     where = getattr(ctx, "command_path", "") or "m1nd"
     message = " ".join(str(exc.format_message()).split()).rstrip(".")
-    sys.stderr.write(f"m1nd: error: {message} (see {where} --help)\n")
+    sys.stderr.write(f"m1nd: error: {safe(message)} (see {safe(where)} --help)\n")
 
 
 class _StdoutGone(Exception):

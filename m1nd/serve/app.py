@@ -9,6 +9,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from m1nd.errors import M1ndError, NotFound, UsageError
+from m1nd.safetext import safe
 from m1nd.serve import documents, pages
 from m1nd.serve.documents import Doc
 from m1nd.serve.guard import Guard
@@ -35,7 +36,7 @@ def _unexpected(request, exc: Exception) -> M1ndError:
     that says as much (never a traceback to the client)."""
     import sys
 
-    sys.stderr.write(f"m1nd: error: {request.method} {request.url.path}: {type(exc).__name__}: {exc}\n")
+    sys.stderr.write(safe(f"m1nd: error: {request.method} {request.url.path}: {type(exc).__name__}: {exc}") + "\n")
     sys.stderr.flush()
     return M1ndError(f"internal error ({type(exc).__name__}); the server's log has the details")
 

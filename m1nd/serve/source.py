@@ -434,9 +434,11 @@ _said: set[str] = set()
 def _say_once(note: str) -> None:
     import sys
 
+    from m1nd.safetext import safe
+
     if note not in _said:
         _said.add(note)
-        sys.stderr.write(f"m1nd: warning: {note}\n")
+        sys.stderr.write(f"m1nd: warning: {safe(note)}\n")
 
 
 def _box_of(model, digest: str) -> str:
