@@ -69,3 +69,91 @@ def test_a_spool_path_that_looks_like_markup_prints_as_written(cli, tmp_path):
     result = cli("doctor", "--spool", str(spool))
     assert "MarkupError" not in result.stderr and result.code == 0, result.stderr
     assert "[/etc/hosts]" in result.stdout.replace("\n", "")
+
+
+# -- sentinel probes are code from elsewhere --------------------------------------------
+
+import os  # noqa: E402
+import shutil  # noqa: E402
+import stat  # noqa: E402
+import subprocess  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import orjson  # noqa: E402
+
+from m1nd.letters import letter_id  # noqa: E402
+from tests.conftest import run_cli  # noqa: E402
+
+FP = "fp:seek/false_absence"
+
+
+def _repo(name: str) -> Path:
+    path = Path(os.environ["HOME"]) / "src" / name
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    assert run_cli("roster", "add", str(path)).code == 0
+    return path
+
+
+def _guarded(spool_path, probe: str, repo: str = "repo-a") -> tuple[bytes, bytes]:
+    w = orjson.dumps({"ts": "2026-05-01T09:00:00Z", "class": "bug", "kind": "false_absence", "repo": repo,
+                      "tool": "seek", "what": "gone"})
+    r = orjson.dumps({"ts": "2026-05-02T09:00:00Z", "class": "triage", "repo": repo, "what": "fixed",
+                      "answers": [letter_id(w)], "disposition": "fixed", "fingerprint": FP,
+                      "sentinel": {"probe": probe, "expect": "absent"}})
+    write_spool(spool_path, [w, r])
+    assert run_cli("distribute").code == 0
+    return w, r
+
+
+def test_a_grant_copied_into_another_box_runs_nothing_there(spool_path):
+    repo_a = _repo("repo-a")
+    w, r = _guarded(spool_path, "touch ran-here")
+    assert run_cli("sentinels", "allow", letter_id(r)).code == 0
+    repo_b = _repo("repo-b")
+    (repo_b / ".m1nd").mkdir(exist_ok=True)
+    write_spool(repo_b / ".m1nd" / "inbox.jsonl", [w, r])  # pushed into repo-b by someone else
+    result = run_cli("sentinels", "run")
+    assert not (repo_b / "ran-here").exists()
+    assert result.code in (0, 1) and "Traceback" not in result.stderr
+    assert "runs in:" in result.stdout
+
+
+def test_a_grant_does_not_follow_a_moved_root(spool_path):
+    repo_a = _repo("repo-a")
+    _, r = _guarded(spool_path, "touch ran-here")
+    assert run_cli("sentinels", "allow", letter_id(r)).code == 0
+    assert run_cli("sentinels", "run", "--json").json["green"] == 1
+    (repo_a / "ran-here").unlink()
+    moved = repo_a.with_name("repo-moved")
+    shutil.move(repo_a, moved)
+    assert run_cli("roster", "add", str(moved)).code == 0
+    doc = run_cli("sentinels", "run", "--json").json
+    assert doc["green"] == 0 and not (moved / "ran-here").exists()
+
+
+def test_a_program_committed_in_the_repository_never_shadows_the_probe(spool_path, monkeypatch):
+    repo_a = _repo("repo-a")
+    marker = repo_a / "shadowed"
+    for where in (repo_a, repo_a / "bin"):
+        where.mkdir(exist_ok=True)
+        fake = where / "true"
+        fake.write_text(f"#!/bin/sh\ntouch {marker}\n")
+        fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f":.:bin:{repo_a / 'bin'}:{os.environ['PATH']}:")
+    _, r = _guarded(spool_path, "true")
+    assert run_cli("sentinels", "allow", letter_id(r)).code == 0
+    doc = run_cli("sentinels", "run", "--json").json
+    assert doc["green"] == 1 and not marker.exists()
+
+
+@pytest.mark.parametrize("probe", ["true\x00x", "true\x1b[2K", "true \u202e"])
+def test_a_probe_with_a_nul_or_control_is_refused_at_allow_and_run_goes_on(spool_path, probe):
+    _repo("repo-a")
+    _, r = _guarded(spool_path, probe)
+    allowed = run_cli("sentinels", "allow", letter_id(r))
+    assert allowed.code == 2 and "control character" in allowed.stderr
+    _no_raw_control(allowed.stderr)
+    result = run_cli("sentinels", "run")
+    assert result.code == 0 and "Traceback" not in result.stderr
+    _no_raw_control(result.stdout + result.stderr)
