@@ -157,3 +157,82 @@ def test_a_probe_with_a_nul_or_control_is_refused_at_allow_and_run_goes_on(spool
     result = run_cli("sentinels", "run")
     assert result.code == 0 and "Traceback" not in result.stderr
     _no_raw_control(result.stdout + result.stderr)
+
+
+# -- a held letter's text never leaves ---------------------------------------------------
+
+def _secret() -> str:
+    # made up at test time from parts: an AWS-style assignment of 40 characters
+    import random
+    import string
+
+    rng = random.Random(15)
+    return "AWS_SECRET_ACCESS_KEY" + "=" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(40))
+
+
+def _held_letter(spool_path, tmp_path) -> tuple[str, str]:
+    root = tmp_path / "src" / "repo-a"
+    root.mkdir(parents=True)
+    assert run_cli("roster", "add", str(root)).code == 0
+    secret = _secret()
+    raw = orjson.dumps({"ts": "2026-05-01T10:00:00Z", "agent": "agent-a", "class": "bug", "repo": "repo-a",
+                        "what": f"deploy failed: {secret}"})
+    write_spool(spool_path, [raw])
+    assert run_cli("distribute").code == 0
+    return letter_id(raw), secret.split("=")[1]
+
+
+def test_a_held_letter_never_shows_in_show_or_show_json(spool_path, tmp_path):
+    lid, needle = _held_letter(spool_path, tmp_path)
+    human = run_cli("show", lid)
+    doc = run_cli("show", lid, "--json")
+    assert human.code == 0 and doc.code == 0
+    assert needle not in human.stdout + doc.stdout
+    assert doc.json["held"] and doc.json["letter"] == {"ts": "2026-05-01T10:00:00Z"}
+    for args in (["show", lid, "--reveal"], ["show", lid, "--reveal", "--json"]):
+        refused = run_cli(*args)  # stdout is not a terminal here
+        assert refused.code == 2 and needle not in refused.stdout + refused.stderr
+
+
+def test_show_reveal_prints_a_held_letter_on_a_terminal(spool_path, tmp_path):
+    import pty
+    import sys
+
+    lid, needle = _held_letter(spool_path, tmp_path)
+    leader, follower = pty.openpty()
+    env = dict(os.environ, M1ND_PAGER="cat", PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    proc = subprocess.Popen([sys.executable, "-m", "m1nd", "show", lid, "--reveal"], stdin=follower,
+                            stdout=follower, stderr=subprocess.PIPE, env=env)
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    os.close(leader)
+    assert needle.encode() in out
+
+
+def test_a_held_letter_never_reaches_a_report_an_alert_or_an_exec_sink(spool_path, tmp_path, monkeypatch):
+    lid, needle = _held_letter(spool_path, tmp_path)
+    captured = tmp_path / "sink-input"
+    outputs = [run_cli("report", "alert", "--now", "2026-05-01T14:00:00Z", "--json").stdout]
+    r = run_cli("report", "--to", f"exec:sh -c 'cat > {captured}'", "--now", "2026-05-01T22:00:00Z")
+    assert r.code == 0, r.stderr
+    outputs.append(r.stdout + r.stderr)
+    assert captured.exists() and lid in captured.read_text()
+    outputs.append(captured.read_text())
+    runs = run_cli("report", "list", "--json").json["reports"]
+    assert runs
+    for fmt in ("md", "html", "json"):
+        rendered = run_cli("report", "render", runs[0]["run_id"], "--format", fmt)
+        assert rendered.code == 0 and lid in rendered.stdout
+        outputs.append(rendered.stdout)
+    outputs.append(run_cli("cases").stdout)
+    for text in outputs:
+        assert needle not in text

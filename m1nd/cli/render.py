@@ -333,17 +333,19 @@ def show_view(found, stream=None) -> None:
         if letter.ts and not letter.sortkey.startswith("!"):
             p.line(pad("ts (UTC)", key_w) + short_ts(letter))
         p.line(pad("digest", key_w) + letter.digest)
-        if shown.answers:
+        if shown.answers and not shown.held:
             p.line("answers:")
             for lid, rows in shown.answers:
                 if not rows:
                     p.line(f"  {lid}  (no such letter here)")
                 for row, st in rows:
-                    p.line(fit(f"  {row.id}  {STATE_LABEL[st]:<9}  {inline(row.agent)}: {inline(row.what)}", p.width))
+                    said = "(held)" if row.digest in shown.held_others else f"{inline(row.agent)}: {inline(row.what)}"
+                    p.line(fit(f"  {row.id}  {STATE_LABEL[st]:<9}  {said}", p.width))
         if shown.replies:
             p.line("replies, oldest first:")
             for row, st in shown.replies:
                 kind = "answer" if is_receipt(row) else "pickup"
-                p.line(fit(f"  {row.id}  {kind}  {short_ts(row)}  {inline(row.agent)}: {inline(row.what)}", p.width))
+                said = "(held)" if row.digest in shown.held_others else f"{inline(row.agent)}: {inline(row.what)}"
+                p.line(fit(f"  {row.id}  {kind}  {short_ts(row)}  {said}", p.width))
         else:
             p.line("replies: none")

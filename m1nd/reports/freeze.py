@@ -20,6 +20,7 @@ from m1nd import ledger
 from m1nd.clock import stamp
 from m1nd.errors import M1ndError, NotFound, UsageError
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK
+from m1nd.held import held_kind, held_text
 from m1nd.paths import Paths
 from m1nd.reports import calendar, store
 from m1nd.reports.faults import crash
@@ -110,6 +111,12 @@ def _short(text: str) -> str:
 def _entry(union: Union, e: ledger.Entry, box: str) -> dict:
     letter = union.letter(e.digest)
     graph = union.graph
+    held = held_kind(union.model, e.digest) if box == WAITING else None
+    if held:  # a held letter's text never leaves: its id, ts, state and the kind of secret only
+        return {"box": box, "pending": union.pending_name(e.digest), "id": letter.id, "digest": e.digest,
+                "observed_at": e.observed_at, "state": graph.state(letter), "reply": bool(letter.answers),
+                "class": "", "tool": "", "what": held_text(held), "agent": "", "ts": letter.ts,
+                "answered_by": graph.answers_to(letter.id), "held": held}
     return {
         "box": box,
         "pending": union.pending_name(e.digest) if box == WAITING else None,
