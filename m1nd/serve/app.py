@@ -41,7 +41,8 @@ def _unexpected(request, exc: Exception) -> M1ndError:
     return M1ndError(f"internal error ({type(exc).__name__}); the server's log has the details")
 
 
-def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None, port: int):
+def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None, port: int,
+              required: bool = True, remote: bool = False):
     async def api(request, work) -> Response:
         try:
             return _json(await run_in_threadpool(work, request))
@@ -160,4 +161,4 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         Route("/{rest:path}", not_found, methods=["GET", "HEAD"]),
     ]
     app = Starlette(routes=routes)
-    return Guard(app, allowed_hosts, token, port)
+    return Guard(app, allowed_hosts, token, port, required=required, remote=remote)
