@@ -236,3 +236,19 @@ def test_a_held_letter_never_reaches_a_report_an_alert_or_an_exec_sink(spool_pat
     outputs.append(run_cli("cases").stdout)
     for text in outputs:
         assert needle not in text
+
+
+# -- a reply goes where its letter is --------------------------------------------------
+
+def test_a_reply_to_a_letter_that_arrived_by_git_naming_an_unknown_repo_is_filed_into_its_box(spool_path):
+    repo_a = _repo("repo-a")
+    write_spool(spool_path, [{"what": "first", "repo": "repo-a"}])
+    assert run_cli("distribute").code == 0
+    box = repo_a / ".m1nd" / "inbox.jsonl"
+    arrived = orjson.dumps({"ts": "2026-05-01T10:00:00Z", "class": "bug", "repo": HOSTILE, "what": "from elsewhere"})
+    write_spool(box, [arrived])  # pushed into repo-a's box, naming a repository unknown here
+    done = run_cli("answer", letter_id(arrived), "--what", "fixed it", "--disposition", "fixed")
+    assert done.code == 0, done.stderr
+    receipt = run_cli("distribute", "--json").json
+    assert receipt["pending"] == []
+    assert done.stdout.strip() in [letter_id(l) for l in box.read_bytes().splitlines() if l.strip()]
