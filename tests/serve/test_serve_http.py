@@ -57,7 +57,7 @@ def test_serve_without_the_extra_says_exactly_what_to_install_and_exits_1():
 
 def test_the_url_is_one_loopback_line_and_port_0_picks_a_free_port(mailbox):
     with Server() as srv:
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", srv.line)
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{40,}", srv.line)
         assert srv.port not in (0, 8765)
         assert get(srv, "/api/health").status_code == 200
         assert srv.stop() == 0
