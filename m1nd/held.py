@@ -19,3 +19,10 @@ def held_kind(model, digest: str) -> str | None:
 def held_text(kind: str) -> str:
     """What a held letter shows in place of its text."""
     return f"(held: {kind}; m1nd doctor says how to redact it)"
+
+
+def held_row(row, kind: str):
+    """A read-model row as a held letter shows: its id, ts and the kind of secret in
+    place of its text; every other field blank (its answers kept, for its fate)."""
+    return row._replace(agent="", klass="", repo="", brain="", tool="", what=held_text(kind), expected="",
+                        snippet="", disposition=None, fingerprint=None, case_id=None, sentinel=None)

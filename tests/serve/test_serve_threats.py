@@ -83,3 +83,34 @@ def test_with_no_token_the_inbox_sweep_still_needs_it(mailbox):
         assert raw(srv, b"/api/inbox_sweep", b"Authorization: Bearer %s\r\n" % srv.token.encode())[0] == 200
     finally:
         assert srv.stop() == 0
+
+
+def test_a_held_letter_shows_as_held_on_every_page_and_route(mailbox):
+    import os
+    import random
+    import string
+
+    import orjson
+
+    from m1nd.letters import letter_id
+    from servekit import m1nd
+
+    rng = random.Random(15)  # a made-up secret, built at test time
+    needle = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(40))
+    line = orjson.dumps({"ts": "2026-05-03T08:00:00Z", "class": "bug", "repo": "repo-a",
+                         "what": "AWS_SECRET_ACCESS_KEY" + "=" + needle})
+    with open(os.path.join(os.environ["M1ND_HOME"], "field-reports.jsonl"), "ab") as fh:
+        fh.write(line + b"\n")
+    assert m1nd("distribute").returncode == 0
+    lid = letter_id(line).encode()
+    srv = Server(token=True)
+    try:
+        auth = b"Authorization: Bearer %s\r\n" % srv.token.encode()
+        for target in (b"/", b"/?state=all", b"/letters/" + lid, b"/api/letters/" + lid,
+                       b"/cases", b"/api/cases"):
+            status, response = raw(srv, target, auth)
+            assert status == 200, (target, response[:300])
+            assert needle.encode() not in response, target
+        assert lid in raw(srv, b"/letters/" + lid, auth)[1]
+    finally:
+        assert srv.stop() == 0
