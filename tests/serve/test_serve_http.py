@@ -27,6 +27,9 @@ def server(mailbox):
 
 
 def get(srv: Server, path: str, **kw) -> httpx.Response:
+    # /api/inbox_sweep needs the token even under --no-token: send it as a client would
+    if srv.token and path.startswith("/api/inbox_sweep"):
+        kw["headers"] = {"authorization": f"Bearer {srv.token}", **kw.get("headers", {})}
     return httpx.get(srv.url.rstrip("/") + path, timeout=30, **kw)
 
 
@@ -259,7 +262,8 @@ def test_no_cors_headers_and_no_store_everywhere_and_a_strict_csp_on_pages(serve
 
 
 def test_head_answers_like_get_without_a_body(server):
-    got, head = get(server, "/api/inbox_sweep"), httpx.head(server.url + "api/inbox_sweep", timeout=30)
+    got, head = get(server, "/api/inbox_sweep"), httpx.head(server.url + "api/inbox_sweep", timeout=30,
+                                                                headers={"authorization": f"Bearer {server.token}"})
     assert head.status_code == 200 and head.content == b""
     assert head.headers["content-type"] == got.headers["content-type"]
 
