@@ -252,3 +252,56 @@ def test_a_reply_to_a_letter_that_arrived_by_git_naming_an_unknown_repo_is_filed
     receipt = run_cli("distribute", "--json").json
     assert receipt["pending"] == []
     assert done.stdout.strip() in [letter_id(l) for l in box.read_bytes().splitlines() if l.strip()]
+
+
+# -- hostile lines, generated, over the read commands ------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_NASTY = st.sampled_from(["\x1b]52;c;aGk=\x07", "\u202e", "\u2066", "\x9b", "\x00", "\r", "[/bold]", "\ud800x"])
+_TEXT = st.one_of(st.text(max_size=20), _NASTY, st.lists(_NASTY, max_size=3).map("".join))
+_KEYS = st.sampled_from(["ts", "agent", "class", "repo", "brain", "tool", "what", "answers", "kind", "sentinel",
+                         "fingerprint", "case_id", "disposition", "other"])
+
+
+@st.composite
+def hostile_lines(draw) -> bytes:
+    key = draw(_KEYS)
+    choice = draw(st.integers(0, 5))
+    if choice == 0:  # deep nesting in any key
+        depth = draw(st.integers(60, 300))
+        return b'{"what":"w","%s":' % key.encode() + b"[" * depth + b"1" + b"]" * depth + b"}"
+    if choice == 1:  # not UTF-8
+        return b'{"what":"\xff\xfe","repo":"' + draw(st.binary(max_size=8)).replace(b"\n", b"") + b'"}'
+    if choice == 2:  # numbers at the limits, wrong types
+        value = draw(st.sampled_from([b"1e999", b"-0", b"18446744073709551616", b"null", b"[1]", b"{}", b"true"]))
+        return b'{"what":"w","%s":%s}' % (key.encode(), value)
+    if choice == 3:  # duplicated keys
+        return b'{"%s":"a","%s":[],"what":"w"}' % (key.encode(), key.encode())
+    if choice == 4:  # huge value
+        return orjson.dumps({"what": "w", key: "x" * draw(st.integers(60000, 70000))})
+    fields = {draw(_KEYS): draw(_TEXT) for _ in range(draw(st.integers(1, 5)))}
+    try:
+        return orjson.dumps(fields)
+    except TypeError:  # an unpaired surrogate: write its escape as a hostile writer would
+        return b'{"what":"\\ud800"}'
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line=hostile_lines())
+def test_no_hostile_box_line_breaks_a_read_command_or_reaches_the_terminal_raw(tmp_path_factory, line):
+    home = tmp_path_factory.mktemp("home")
+    os.environ["M1ND_HOME"] = str(home)
+    spool = home / "field-reports.jsonl"
+    write_spool(spool, [{"what": "plain letter", "repo": "all"}])
+    assert run_cli("distribute").code == 0
+    write_spool(home / "inbox.jsonl", [line])
+    lid = letter_id(orjson.dumps({"what": "plain letter", "repo": "all"}))
+    for args in (["sweep"], ["box", "medulla"], ["doctor"], ["cases"], ["show", lid], ["--inbox-sweep"],
+                 ["sweep", "--json"], ["report", "alert", "--json"], ["sentinels", "run"]):
+        result = run_cli(*args)
+        assert "Traceback" not in result.stderr and "internal error" not in result.stderr, (args, result.stderr)
+        assert result.code in (0, 1), (args, result.code, result.stderr)
+        if "--json" not in args and "--inbox-sweep" not in args:
+            _no_raw_control(result.stdout + result.stderr)
