@@ -305,3 +305,13 @@ def test_no_hostile_box_line_breaks_a_read_command_or_reaches_the_terminal_raw(t
         assert result.code in (0, 1), (args, result.code, result.stderr)
         if "--json" not in args and "--inbox-sweep" not in args:
             _no_raw_control(result.stdout + result.stderr)
+
+
+def test_a_home_whose_path_is_not_utf8_is_one_clear_error_naming_it(tmp_path):
+    env = dict(os.environ, M1ND_HOME=os.fsdecode(os.fsencode(str(tmp_path)) + b"/h\xff"))
+    from tests.conftest import run_script
+
+    for args in (["write", "--what", "x"], ["distribute"], ["sweep"], ["cases"], ["report", "alert"]):
+        done = run_script(*args, env=env)
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr.count(b"\n") == 1 and b"not a UTF-8 path" in done.stderr and b"h\\xff" in done.stderr
