@@ -167,6 +167,7 @@ class Result:
     note: str  # why not allowed, or the first line of a red probe's output
     filed: str | None  # the regression letter filed by this run
     where: str | None = None  # the repository the probe runs (or would run) in
+    label: str | None = None  # that repository's box label, for the listing
 
     def as_json(self) -> dict:
         return {"receipt": self.guard.receipt.id, "probe": self.guard.probe, "status": self.status}
@@ -215,25 +216,28 @@ def _run_guards(cases: Cases, found: list[Guard], allowed: dict, last: dict, tim
         grant = allowed.get(receipt.digest)
         cwd = _where(cases, receipt)
         real = os.path.realpath(cwd) if cwd is not None else None
+        held_by = cases.box_of(receipt.digest)
+        named = held_by.label if held_by is not None and cwd is not None else None
         if cwd is None:
             results.append(Result(guard, NOT_ALLOWED, "in no repository here (probes in the medulla box never run)",
                                   None))
             continue
         if not isinstance(grant, dict) or grant.get("probe") != guard.probe:
-            results.append(Result(guard, NOT_ALLOWED, f"not allowed (m1nd sentinels allow {receipt.id})", None, real))
+            results.append(Result(guard, NOT_ALLOWED, f"not allowed (m1nd sentinels allow {receipt.id})", None,
+                                  real, named))
             continue
         if grant.get("root") != real:
             results.append(Result(guard, NOT_ALLOWED, f"allowed in another repository ({grant.get('root')}), not here "
-                                  f"(m1nd sentinels allow {receipt.id})", None, real))
+                                  f"(m1nd sentinels allow {receipt.id})", None, real, named))
             continue
         if not os.path.isdir(cwd):
             results.append(Result(guard, NOT_ALLOWED, f"its repository ({receipt.repo}) is not on this machine", None,
-                                  real))
+                                  real, named))
             continue
         try:
             argv_of(guard.probe)
         except UsageError as exc:
-            results.append(Result(guard, NOT_ALLOWED, f"refused: {exc.message}", None, real))
+            results.append(Result(guard, NOT_ALLOWED, f"refused: {exc.message}", None, real, named))
             continue
         outcome = run_probe(guard.probe, cwd, timeout)
         last[receipt.digest] = {"probe": guard.probe, "status": outcome.status, "day": day, "exit": outcome.exit,
@@ -256,5 +260,5 @@ def _run_guards(cases: Cases, found: list[Guard], allowed: dict, last: dict, tim
                     problems.append(f"regression of {guard.fingerprint} not filed: box {box.label} refused: {exc}")
                 except OSError as exc:
                     problems.append(f"regression of {guard.fingerprint} not filed: {exc.strerror or exc}")
-        results.append(Result(guard, outcome.status, note, filed, real))
+        results.append(Result(guard, outcome.status, note, filed, real, named))
     return results, problems

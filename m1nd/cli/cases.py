@@ -280,7 +280,7 @@ def sentinels_run(
             style = {"green": "green", "red": "bold red"}.get(r.status, "yellow")
             _print(con, (f"{r.status:<11}", style), f" {r.guard.fingerprint}  receipt {r.guard.receipt.id}  "
                                                      f"probe: {r.guard.probe}")
-            _print(con, f"            runs in: {r.where or 'nowhere (medulla box: never run)'}"
+            _print(con, f"            runs in: {r.label or r.where or 'nowhere (medulla box: never run)'}"
                         " (a grant covers the command, not the files it runs)")
             if r.note:
                 _print(con, f"            {r.note}")
