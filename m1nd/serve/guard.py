@@ -80,10 +80,6 @@ class Guard:
             await _plain(send, 405, "method not allowed: m1nd serve is read-only (GET, HEAD)",
                          [(b"allow", b"GET, HEAD")], head=head)
             return
-        if self.remote and scope["path"] == ALWAYS_TOKEN:
-            await _plain(send, 403, "forbidden: /api/inbox_sweep carries held letters' text and is never served "
-                         "beyond this machine", head=head)
-            return
         set_cookie = None
         if self.token is not None and (self.required or scope["path"] == ALWAYS_TOKEN):
             scope, verdict = self._authorize(scope, headers)
@@ -100,6 +96,11 @@ class Guard:
                     await _plain(send, 303, "see other", [(b"location", location.encode("latin-1")),
                                                           (b"set-cookie", set_cookie)], head=head)
                     return
+
+        if self.remote and scope["path"] == ALWAYS_TOKEN:
+            await _plain(send, 403, "forbidden: /api/inbox_sweep carries held letters' text and is never served "
+                         "beyond this machine", head=head)
+            return
 
         async def send_secured(message) -> None:
             if message["type"] == "http.response.start":
