@@ -59,6 +59,26 @@ def letter_id(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()[:12]
 
 
+MAX_DEPTH = 64  # the top-level object is level 1; a deeper value makes the line malformed (section 2)
+
+
+def too_deep(obj: dict) -> bool:
+    """Whether any value nests more than MAX_DEPTH levels (arrays and objects alike).
+
+    Iterative, so no line can exhaust a stack here; only containers are walked, so a
+    letter of plain strings costs one pass over its top-level values.  Deep values
+    would otherwise make every later `orjson.dumps` of the line fail.
+    """
+    stack = [(v, 2) for v in obj.values() if type(v) is dict or type(v) is list]
+    while stack:
+        value, level = stack.pop()
+        if level > MAX_DEPTH:
+            return True
+        items = value.values() if type(value) is dict else value
+        stack.extend((v, level + 1) for v in items if type(v) is dict or type(v) is list)
+    return False
+
+
 def is_blank(raw: bytes) -> bool:
     return not raw.strip()
 
@@ -88,6 +108,8 @@ def load(raw: bytes) -> dict | None:
         elif key == "kind":
             if value is not None and type(value) is not str:
                 return None
+    if too_deep(obj):
+        return None
     return obj
 
 

@@ -57,6 +57,36 @@ def union_matching(run: Run, prefixes: tuple[str, ...]) -> dict[str, Letter]:
     return found
 
 
+def box_holding(run: Run, lid: str):
+    """The first readable box (run order) that holds a letter with id `lid`, or None."""
+    for box in run.boxes():
+        if refusal(box) is None:
+            found: dict[str, Letter] = {}
+            _scan(box.path, (lid,), found)
+            if lid in found:
+                return box
+    return None
+
+
+def reply_route(run: Run, letter: Letter) -> tuple[str, str | None]:
+    """(repo, brain) for a reply to `letter`: its own fields, so the reply travels with it;
+    but when those would not route the reply into the box holding the letter here (a
+    letter that arrived by git naming a repository unknown here), `brain` names that
+    box (its root path, or `medulla`): a reply never waits for a box its letter is in."""
+    from m1nd.routing import MEDULLA, PROJECT
+
+    repo, brain = letter.repo, letter.brain or None
+    box = box_holding(run, letter.id)
+    if box is None:
+        return repo, brain
+    route = run.roots.resolve(letter.brain, letter.repo)
+    if box.root is None:
+        return (repo, brain) if route.kind == MEDULLA else (repo, "medulla")
+    if route.kind == PROJECT and route.root is not None and route.root.path == box.root.path:
+        return repo, brain
+    return repo, box.root.path
+
+
 def check_given(given: list[str]) -> None:
     """Every id given is 4 to 12 lowercase hex characters (else: usage error)."""
     for value in given:

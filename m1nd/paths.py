@@ -43,6 +43,15 @@ class Paths:
 
 def resolve_paths(home: str | None = None, spool: str | None = None) -> Paths:
     home_path = absolute(home or os.environ.get("M1ND_HOME") or "~/.m1nd")
+    try:
+        home_path.encode("utf-8")
+    except UnicodeEncodeError:
+        # The home's path is written into UTF-8 JSON records (cursors, the read model):
+        # one clear error up front beats a failure deep inside a later command.
+        from m1nd.errors import M1ndError
+
+        shown = home_path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise M1ndError(f"the m1nd home {shown} is not a UTF-8 path: choose one that is (--home or M1ND_HOME)")
     spool_opt = spool or os.environ.get("M1ND_SPOOL")
     spool_path = absolute(spool_opt) if spool_opt else os.path.join(home_path, "field-reports.jsonl")
     return Paths(home=home_path, spool=spool_path)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import orjson
 
 from m1nd.errors import NotFound, UsageError
+from m1nd.held import held_kind
 from m1nd.letters import STRING_FIELDS
 from m1nd.views import letter_sort_key
 
@@ -25,13 +26,22 @@ class Shown:
     locations: tuple  # readmodel.Location
     answers: tuple[tuple[str, tuple], ...]  # (id answered, ((LetterRow, state), ...) letters with that id)
     replies: tuple[tuple[object, str], ...]  # (LetterRow, state), oldest first
-    held: str | None = None  # in no box, carrying a likely secret: the human view hides its fields
+    held: str | None = None  # in no box, carrying a likely secret: no view shows its fields
+    held_others: frozenset = frozenset()  # digests of the held letters among answers and replies
 
     def as_json(self) -> dict:
         def brief(row, state):
+            if row.digest in self.held_others:
+                return {"id": row.id, "state": state, "ts": row.ts, "held": True}
             return {"id": row.id, "state": state, "class": row.klass, "agent": row.agent, "ts": row.ts,
                     "what": row.what}
 
+        if self.held:  # its id, ts, state and the kind of secret; none of its other fields
+            return {"id": self.letter.id, "digest": self.letter.digest, "state": self.state,
+                    "letter": {"ts": self.letter.ts}, "held": self.held,
+                    "locations": [{"box": loc.label if loc.kind == "box" else None, "kind": loc.kind,
+                                   "path": loc.path, "line": loc.line} for loc in self.locations],
+                    "answers": [], "replies": [brief(r, s) for r, s in self.replies]}
         return {
             "id": self.letter.id,
             "digest": self.letter.digest,
@@ -76,8 +86,9 @@ def ordered_fields(obj: dict) -> dict:
     return out
 
 
-def show(model, given: str) -> list[Shown]:
-    """Every letter with the id `given` names (two when their ids collide)."""
+def show(model, given: str, reveal: bool = False) -> list[Shown]:
+    """Every letter with the id `given` names (two when their ids collide); a held
+    letter's fields are left out unless `reveal` (the local terminal only)."""
     lid = resolve_id(model, given)
     graph = model.graph()
     out = []
@@ -92,9 +103,11 @@ def show(model, given: str) -> list[Shown]:
         replies = [r for rid in sorted(set(graph.answers_to(row.id))) for r in model.by_id(rid)]
         replies.sort(key=lambda r: (letter_sort_key(r), r.id))
         locations = tuple(model.locations(row.digest))
-        held = None if any(loc.kind == "box" for loc in locations) else model.secret_of(row.digest)
+        held = None if reveal else held_kind(model, row.digest)
+        others = frozenset(r.digest for r in replies + [r for _, found in answers for r, _ in found]
+                           if not reveal and held_kind(model, r.digest))
         out.append(Shown(row, ordered_fields(obj), graph.state(row), locations, answers,
-                         tuple((r, graph.state(r)) for r in replies), held))
+                         tuple((r, graph.state(r)) for r in replies), held, others))
     return out
 
 

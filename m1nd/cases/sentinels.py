@@ -9,10 +9,14 @@ probe is code from elsewhere.  The safety model:
 - the command is split like a shell would split words (`shlex`), and run directly,
   never through a shell: pipes, globs and `$VARS` mean nothing unless the allowed
   command itself starts a shell (`sh -c '...'`), in plain sight;
-- it runs in the repository of the receipt's box (the home, for the medulla box),
-  with stdin closed, in its own process group, with a minimal environment (PATH,
-  HOME, LANG/LC_ALL `C.UTF-8`, TZ `UTC`), and is killed with its whole group at the
-  timeout (default 60 s);
+- a grant binds the command to the one repository it was allowed in (its real path):
+  the same receipt copied into another box, or a box whose root moved, is not allowed
+  there; probes in the medulla box never run;
+- it runs in that repository's work tree, with stdin closed, in its own process group,
+  with a minimal environment (PATH without empty, relative or in-repository entries,
+  so a file committed in the repository never shadows a program; HOME; LANG/LC_ALL
+  `C.UTF-8`; TZ `UTC`), and is killed with its whole group at the timeout (60 s);
+- a probe holding a NUL or a control character is refused at `allow` and never run;
 - exit 0 is green; anything else, a timeout included, is red.
 """
 
@@ -35,13 +39,17 @@ from m1nd.cases.source import Cases, open_cases
 from m1nd.clock import parse_now
 from m1nd.errors import M1ndError, UsageError
 from m1nd.run import Run
+from m1nd.safetext import safe
 
 DEFAULT_TIMEOUT = 60.0
 OUTPUT_KEPT = 400  # characters of a probe's output kept with its last result
 
 
 def argv_of(probe: str) -> list[str]:
-    """The probe's argv, or UsageError when it does not split into words."""
+    """The probe's argv, or UsageError when it does not split into words or holds a
+    NUL or a control or bidi character (a disguised command)."""
+    if safe(probe, "\n", "\t") != probe or "\n" in probe or "\t" in probe:
+        raise UsageError(f"the probe holds a control character: {safe(probe)}")
     try:
         argv = shlex.split(probe)
     except ValueError as exc:
@@ -51,9 +59,21 @@ def argv_of(probe: str) -> list[str]:
     return argv
 
 
-def minimal_env() -> dict[str, str]:
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def safe_path(cwd: str) -> str:
+    """The user's PATH without empty, relative or in-repository entries."""
+    root = os.path.realpath(cwd)
+    kept = [entry for entry in (os.environ.get("PATH") or os.defpath).split(os.pathsep)
+            if os.path.isabs(entry) and not _inside(os.path.realpath(entry), root)]
+    return os.pathsep.join(dict.fromkeys(kept))
+
+
+def minimal_env(cwd: str) -> dict[str, str]:
     return {
-        "PATH": os.environ.get("PATH") or os.defpath,
+        "PATH": safe_path(cwd),
         "HOME": os.environ.get("HOME") or "/",
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
@@ -73,10 +93,10 @@ def run_probe(probe: str, cwd: str, timeout: float) -> ProbeRun:
     argv = argv_of(probe)
     with tempfile.TemporaryFile() as out:
         try:
-            proc = subprocess.Popen(argv, cwd=cwd, env=minimal_env(), stdin=subprocess.DEVNULL, stdout=out,
+            proc = subprocess.Popen(argv, cwd=cwd, env=minimal_env(cwd), stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
-        except OSError as exc:
-            return ProbeRun(RED, None, False, f"could not start: {exc.strerror or exc}")
+        except (OSError, ValueError) as exc:
+            return ProbeRun(RED, None, False, f"could not start: {getattr(exc, 'strerror', None) or exc}")
         timed_out = False
         try:
             code = proc.wait(timeout=timeout)
@@ -126,10 +146,15 @@ def allow(run: Run, prefix: str, now: datetime | None = None) -> Guard:
         raise UsageError(f"id prefix {prefix} is ambiguous: {', '.join(ids)}")
     guard = candidates[0]
     argv_of(guard.probe)  # a probe that cannot be run is never allowed
+    with open_cases(run) as cases:
+        where = _where(cases, guard.receipt)
+    if where is None:
+        raise M1ndError(f"receipt {guard.receipt.id}'s probe would run nowhere: its box is not a repository here "
+                        "(probes in the medulla box never run)")
     allowed = records.allowlist(run.paths)
     from m1nd.clock import stamp
 
-    allowed[guard.receipt.digest] = {"id": guard.receipt.id, "probe": guard.probe,
+    allowed[guard.receipt.digest] = {"id": guard.receipt.id, "probe": guard.probe, "root": os.path.realpath(where),
                                      "fingerprint": guard.fingerprint, "allowed_at": stamp(now or parse_now())}
     records.save(run.paths, records.ALLOW, "allowed", allowed)
     return guard
@@ -141,6 +166,8 @@ class Result:
     status: str  # green | red | not_allowed
     note: str  # why not allowed, or the first line of a red probe's output
     filed: str | None  # the regression letter filed by this run
+    where: str | None = None  # the repository the probe runs (or would run) in
+    label: str | None = None  # that repository's box label, for the listing
 
     def as_json(self) -> dict:
         return {"receipt": self.guard.receipt.id, "probe": self.guard.probe, "status": self.status}
@@ -160,15 +187,13 @@ class RunReport:
 
 
 def _where(cases: Cases, receipt: Receipt) -> str | None:
-    """The repository a probe runs in: its box's root (the home for the medulla box)."""
+    """The repository a probe runs in: its box's root; None for the medulla box (never run)."""
     run = cases.run
     box = cases.box_of(receipt.digest)
     if box is not None:
-        return box.root.path if box.root else run.paths.home
+        return box.root.path if box.root else None
     route = run.roots.resolve(receipt.brain, receipt.repo)
-    if route.root is not None:
-        return route.root.path
-    return run.paths.home if route.kind == "medulla" else None
+    return route.root.path if route.root is not None else None
 
 
 def run_all(run: Run, timeout: float = DEFAULT_TIMEOUT, now: datetime | None = None) -> RunReport:
@@ -189,12 +214,30 @@ def _run_guards(cases: Cases, found: list[Guard], allowed: dict, last: dict, tim
     for guard in found:
         receipt = guard.receipt
         grant = allowed.get(receipt.digest)
-        if not isinstance(grant, dict) or grant.get("probe") != guard.probe:
-            results.append(Result(guard, NOT_ALLOWED, f"not allowed (m1nd sentinels allow {receipt.id})", None))
-            continue
         cwd = _where(cases, receipt)
-        if cwd is None or not os.path.isdir(cwd):
-            results.append(Result(guard, NOT_ALLOWED, f"its repository ({receipt.repo}) is not on this machine", None))
+        real = os.path.realpath(cwd) if cwd is not None else None
+        held_by = cases.box_of(receipt.digest)
+        named = held_by.label if held_by is not None and cwd is not None else None
+        if cwd is None:
+            results.append(Result(guard, NOT_ALLOWED, "in no repository here (probes in the medulla box never run)",
+                                  None))
+            continue
+        if not isinstance(grant, dict) or grant.get("probe") != guard.probe:
+            results.append(Result(guard, NOT_ALLOWED, f"not allowed (m1nd sentinels allow {receipt.id})", None,
+                                  real, named))
+            continue
+        if grant.get("root") != real:
+            results.append(Result(guard, NOT_ALLOWED, f"allowed in another repository ({grant.get('root')}), not here "
+                                  f"(m1nd sentinels allow {receipt.id})", None, real, named))
+            continue
+        if not os.path.isdir(cwd):
+            results.append(Result(guard, NOT_ALLOWED, f"its repository ({receipt.repo}) is not on this machine", None,
+                                  real, named))
+            continue
+        try:
+            argv_of(guard.probe)
+        except UsageError as exc:
+            results.append(Result(guard, NOT_ALLOWED, f"refused: {exc.message}", None, real, named))
             continue
         outcome = run_probe(guard.probe, cwd, timeout)
         last[receipt.digest] = {"probe": guard.probe, "status": outcome.status, "day": day, "exit": outcome.exit,
@@ -217,5 +260,5 @@ def _run_guards(cases: Cases, found: list[Guard], allowed: dict, last: dict, tim
                     problems.append(f"regression of {guard.fingerprint} not filed: box {box.label} refused: {exc}")
                 except OSError as exc:
                     problems.append(f"regression of {guard.fingerprint} not filed: {exc.strerror or exc}")
-        results.append(Result(guard, outcome.status, note, filed))
+        results.append(Result(guard, outcome.status, note, filed, real, named))
     return results, problems

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from m1nd.cli import output
+from m1nd.safetext import safe
 from m1nd.cli.common import open_run, reporting
 from m1nd.cli.options import Home, Json, Roots, Spool
 
@@ -16,13 +17,12 @@ app = typer.Typer(help="Case intelligence: which symptom keeps coming back, and 
 sentinels_app = typer.Typer(help="Absence sentinels: probes that guard a fix, run only when allowed.",
                             no_args_is_help=True)
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 STATES = ("open", "answered", "closed·guarded", "none")
 
 
 def clean(text: str) -> str:
-    """Letter text as data: a newline shows as ⏎, other control characters escaped (tab kept)."""
-    return _CONTROL.sub(lambda m: "⏎" if m[0] == "\n" else f"\\x{ord(m[0]):02x}", text)
+    """Letter text as data: a newline shows as ⏎, control and bidi characters escaped (tab kept)."""
+    return safe(text, tab="\t")
 
 
 def _print(console, *parts: tuple[str, str] | str) -> None:
@@ -324,6 +324,8 @@ def sentinels_run(
             style = {"green": "green", "red": "bold red"}.get(r.status, "yellow")
             _print(con, (f"{r.status:<11}", style), f" {r.guard.fingerprint}  receipt {r.guard.receipt.id}  "
                                                      f"probe: {r.guard.probe}")
+            _print(con, f"            runs in: {r.label or r.where or 'nowhere (medulla box: never run)'}"
+                        " (a grant covers the command, not the files it runs)")
             if r.note:
                 _print(con, f"            {r.note}")
             if r.filed:

@@ -27,7 +27,7 @@ def _reply(klass: str, ids: list[str], what: str, repo, agent, ts, force: bool, 
     """A reply's fields: ids checked and expanded (section 9), and the answered
     letter's `repo` and `brain` copied, so the reply is filed into its box."""
     from m1nd.errors import UsageError
-    from m1nd.lookup import check_given, resolve_ids
+    from m1nd.lookup import check_given, reply_route, resolve_ids
     from m1nd.run import open_run
     from m1nd.spool import DISPOSITIONS
 
@@ -45,7 +45,7 @@ def _reply(klass: str, ids: list[str], what: str, repo, agent, ts, force: bool, 
     resolved = resolve_ids(run, list(ids), force)
     brain = None
     if repo is None and resolved.first is not None:
-        repo, brain = resolved.first.repo, resolved.first.brain or None
+        repo, brain = reply_route(run, resolved.first)
     return _fields(what, ts=ts, agent=agent, klass=klass, repo=repo, brain=brain, answers=resolved.ids,
                    disposition=disposition)
 

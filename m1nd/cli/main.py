@@ -16,6 +16,7 @@ import re
 import sys
 
 from m1nd.errors import EXIT_FAILURE, EXIT_USAGE
+from m1nd.safetext import safe
 
 # Options a subcommand takes that may also be written before it (valued, then flags).
 _GLOBAL_VALUED = ("--home", "--spool", "--root")
@@ -67,7 +68,7 @@ def no_pager(args: list[str]) -> list[str]:
 
 def _say(message: str) -> None:
     try:
-        sys.stderr.write(f"m1nd: error: {message}\n")
+        sys.stderr.write(f"m1nd: error: {safe(message)}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
@@ -127,7 +128,7 @@ def usage_line(exc) -> None:
     message = " ".join(str(exc.format_message()).split()).rstrip(".")
     # click words an option's near misses "(Possible options: --a, --b)"; say it as git does.
     message = re.sub(r"No such option: (\S+)\s*\(Possible options?: ([^)]*)\)", _closest_option, message)
-    sys.stderr.write(f"m1nd: error: {message} (see {where} --help)\n")
+    sys.stderr.write(f"m1nd: error: {safe(message)} (see {safe(where)} --help)\n")
 
 
 def _closest_option(match) -> str:

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 from m1nd import jsonout
 from m1nd.errors import M1ndError
+from m1nd.safetext import safe, safe_lines
 
 
 def in_hook() -> bool:
@@ -36,21 +37,41 @@ def console(stderr: bool = False, stream=None):
 
     `stream` is where to write (a pager's input, say); colour is decided by the
     terminal behind it (stdout's, for a pager)."""
-    from rich.console import Console
-
     tty_stream = sys.stderr if stderr else sys.stdout
     colour = colour_allowed(tty_stream)
     stream = stream or tty_stream
-    return Console(
+    return _safe_console_class()(
         file=stream,
         no_color=not colour,
         color_system="auto" if colour else None,
         force_terminal=colour or None,
         highlight=False,
+        markup=False,  # no string is ever read as markup: `[/etc/hosts]` prints as written
         emoji=False,
         soft_wrap=False,
         width=_width(tty_stream),
     )
+
+
+_SAFE_CONSOLE = None
+
+
+def _safe_console_class():
+    """A rich Console whose every text segment passes through `safe` as it is written:
+    rich's own control segments (colour, cursor for the progress bar) are kept, but
+    no text a caller hands it can carry a control or bidi character to the terminal."""
+    global _SAFE_CONSOLE
+    if _SAFE_CONSOLE is None:
+        from rich.console import Console
+        from rich.segment import Segment
+
+        class SafeConsole(Console):
+            def _render_buffer(self, buffer):
+                return super()._render_buffer(
+                    seg if seg.control else Segment(safe_lines(seg.text), seg.style, seg.control) for seg in buffer)
+
+        _SAFE_CONSOLE = SafeConsole
+    return _SAFE_CONSOLE
 
 
 def width() -> int:
@@ -127,6 +148,7 @@ def emit_json(doc) -> None:
 
 
 def emit_text(text: str) -> None:
+    text = safe_lines(text)
     line = text if text.endswith("\n") else text + "\n"
     sys.stdout.flush()
     # surrogateescape gives back the original bytes of a path that is not UTF-8
@@ -135,11 +157,11 @@ def emit_text(text: str) -> None:
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"m1nd: warning: {message}\n")
+    sys.stderr.write(f"m1nd: warning: {safe(message)}\n")
 
 
 def error_line(message: str) -> None:
-    sys.stderr.write(f"m1nd: error: {message}\n")
+    sys.stderr.write(f"m1nd: error: {safe(message)}\n")
 
 
 def error(exc: M1ndError, as_json: bool) -> None:

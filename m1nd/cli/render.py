@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from m1nd.cli import output
+from m1nd.safetext import safe
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, is_receipt
 from m1nd.words import plural
 
@@ -32,46 +33,16 @@ def receipt_line(receipt) -> None:
 
 # -- letter text is data: never markup, never terminal control (contract section 10) ----
 
-_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
-
-
-def _escape_char(ch: str) -> str:
-    o = ord(ch)
-    if o < 0x20 or o == 0x7F or 0x80 <= o <= 0x9F:
-        return f"\\x{o:02x}"
-    if o in (0x2028, 0x2029) or o in _BIDI:
-        return f"\\u{o:04x}"
-    return ch
-
-
 def inline(text: str) -> str:
     """One line of plain text: a newline shows as ⏎, a tab as a space, every other
-    control character escaped (`\\x1b`)."""
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        if ch == "\n":
-            out.append("⏎")
-        elif ch == "\t":
-            out.append(" ")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            out.append(_escape_char(ch))
-    return "".join(out)
+    control or bidi character escaped (`\\x1b`, `\\u202e`)."""
+    return safe(text)
 
 
 def block_lines(text: str) -> list[str]:
     """A field for `m1nd show`: one output line per line of the text (the caller
     puts a gutter before each), control characters escaped, tabs kept."""
-    lines = []
-    for part in text.split("\n"):
-        if part.isprintable():
-            lines.append(part)
-        else:
-            lines.append("".join(ch if ch == "\t" or ch.isprintable() else _escape_char(ch) for ch in part))
-    return lines
+    return [safe(part, tab="\t") for part in text.split("\n")]
 
 
 def _cells(text: str) -> int:
@@ -380,17 +351,19 @@ def show_view(found, stream=None) -> None:
         if letter.ts and not letter.sortkey.startswith("!"):
             p.line(pad("ts (UTC)", key_w) + short_ts(letter))
         p.line(pad("digest", key_w) + letter.digest)
-        if shown.answers:
+        if shown.answers and not shown.held:
             p.line("answers:")
             for lid, rows in shown.answers:
                 if not rows:
                     p.line(f"  {lid}  (no such letter here)")
                 for row, st in rows:
-                    p.line(fit(f"  {row.id}  {STATE_LABEL[st]:<9}  {inline(row.agent)}: {inline(row.what)}", p.width))
+                    said = "(held)" if row.digest in shown.held_others else f"{inline(row.agent)}: {inline(row.what)}"
+                    p.line(fit(f"  {row.id}  {STATE_LABEL[st]:<9}  {said}", p.width))
         if shown.replies:
             p.line("replies, oldest first:")
             for row, st in shown.replies:
                 kind = "answer" if is_receipt(row) else "pickup"
-                p.line(fit(f"  {row.id}  {kind}  {short_ts(row)}  {inline(row.agent)}: {inline(row.what)}", p.width))
+                said = "(held)" if row.digest in shown.held_others else f"{inline(row.agent)}: {inline(row.what)}"
+                p.line(fit(f"  {row.id}  {kind}  {short_ts(row)}  {said}", p.width))
         else:
             p.line("replies: none")

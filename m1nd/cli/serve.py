@@ -18,6 +18,8 @@ def serve(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (default 8765; 0 picks a free one).")] = 8765,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser once serving.")] = False,
     allow_remote: Annotated[bool, typer.Option("--allow-remote", help="Allow a non-loopback address; every request then needs the printed token.")] = False,
+    no_token: Annotated[bool, typer.Option("--no-token", help="Loopback only: serve without the token (but for "
+                                           "/api/inbox_sweep, which always needs it).")] = False,
     home: Home = None,
     spool: Spool = None,
     roots: Roots = None,
@@ -41,4 +43,4 @@ def serve(
         output.error_line(f"m1nd serve needs the serve extra: {INSTALL_HINT}")
         raise typer.Exit(1)
     with reporting(False):
-        run_server(Mailbox(home, spool, roots), host, port, allow_remote, open_browser)
+        run_server(Mailbox(home, spool, roots), host, port, allow_remote, open_browser, no_token)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -15,15 +16,31 @@ def show(
     letter_id: Annotated[str, typer.Argument(help="A letter id, or a unique prefix of at least 4 hex digits.", metavar="ID")],
     json_out: Json = False,
     no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page the output.")] = False,
+    reveal: Annotated[bool, typer.Option("--reveal", help="Print a held letter whole (on a terminal only: "
+                                         "it may carry a secret).")] = False,
     home: Home = None,
     spool: Spool = None,
     roots: Roots = None,
 ) -> None:
-    """Show one letter whole: every field, its box, its fate, what it answers, its replies."""
+    """Show one letter whole: every field, its box, its fate, what it answers, its replies.
+
+    Examples:
+
+      m1nd show 4a8965e74b53        by full id
+
+      m1nd show 4a89 --json         by a unique prefix, as one JSON object
+
+      m1nd show 4a89 --reveal       a held letter whole, on this terminal
+    """
     from m1nd.readmodel import open_model
     from m1nd.show import show as find, show_json
 
     with reporting(json_out):
+        if reveal and (json_out or not output.is_tty(sys.stdout)):
+            from m1nd.errors import UsageError
+
+            raise UsageError("--reveal prints a held letter on a terminal only (never with --json, never "
+                             "into a pipe or a file)")
         run = open_run(home, spool, roots)
         model = open_model(run)
         for note in model.notes:
@@ -35,7 +52,7 @@ def show(
                 if json_out:
                     doc = show_json(model, letter_id)
                 else:
-                    found = find(model, letter_id)
+                    found = find(model, letter_id, reveal=reveal)
         finally:
             model.close()
     if json_out:

@@ -22,6 +22,8 @@ import select
 import sys
 import time
 
+from m1nd.safetext import safe_lines
+
 SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
 STAGE_HOOK = "pre-commit"
 DEFAULT_BUDGET = 10.0
@@ -126,7 +128,7 @@ def _detach() -> None:
 
 def _stderr(text: str) -> None:
     try:
-        sys.stderr.write(text)
+        sys.stderr.write(safe_lines(text))
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

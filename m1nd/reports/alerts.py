@@ -9,6 +9,7 @@ from datetime import datetime
 
 from m1nd import ledger
 from m1nd.clock import stamp
+from m1nd.held import held_kind, held_text
 from m1nd.reports import store
 from m1nd.reports.freeze import _holder, profile_boxes
 from m1nd.reports.mailbox import WAITING, observe
@@ -32,15 +33,19 @@ def alert(run: Run, profile: Profile, now: datetime, emit) -> list[dict]:
                     candidates[row.digest] = row
             entries = ledger.load(paths) if candidates else {}
             holders = {d: _holder(union, d, boxes) for d in candidates if d in entries and d not in done}
+            # a held letter's text never leaves, to no sink (mailbox contract section 4)
+            held_kinds = {d: held_kind(union.model, d) for d in holders}
         finally:
             union.model.close()
         for digest, letter in candidates.items():
             e = entries.get(digest)
             if e is None or digest in done:
                 continue
-            found.append({"id": letter.id, "digest": digest, "class": letter.klass, "what": letter.what,
-                          "agent": letter.agent, "ts": letter.ts, "observed_at": e.observed_at,
-                          "box": holders.get(digest) or WAITING})
+            held = None if holders.get(digest) else held_kinds.get(digest)
+            found.append({"id": letter.id, "digest": digest, "class": letter.klass,
+                          "what": held_text(held) if held else letter.what, "agent": "" if held else letter.agent,
+                          "ts": letter.ts, "observed_at": e.observed_at, "box": holders.get(digest) or WAITING}
+                         | ({"held": held} if held else {}))
         found.sort(key=lambda a: (a["observed_at"], a["ts"], a["id"], a["digest"]))
         emit(found)
         store.add_alerted(paths, profile.name, [a["digest"] for a in found])

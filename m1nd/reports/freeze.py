@@ -20,6 +20,7 @@ from m1nd import ledger
 from m1nd.clock import stamp
 from m1nd.errors import M1ndError, NotFound, UsageError
 from m1nd.fates import is_receipt, EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK
+from m1nd.held import held_kind, held_text
 from m1nd.paths import Paths
 from m1nd.reports import calendar, store
 from m1nd.reports.faults import crash
@@ -140,7 +141,7 @@ def _entry(union: Union, e: ledger.Entry, box: str, in_box: bool = True) -> dict
     letter = union.letter(e.digest)
     graph = union.graph
     state = graph.state(letter)
-    held = union.model.secret_of(e.digest) if box.lower() != "medulla" else None
+    held = held_kind(union.model, e.digest)
     entry = {
         "box": box,
         "pending": union.pending_name(e.digest) if box == WAITING else None,
@@ -159,7 +160,7 @@ def _entry(union: Union, e: ledger.Entry, box: str, in_box: bool = True) -> dict
         "held": held,
     }
     if held:  # reports leave the machine: a held letter is itemized as held, never its text
-        entry.update({"class": "", "tool": "", "what": "", "agent": "", "outcome": "held", "pending": None,
+        entry.update({"class": "", "tool": "", "what": held_text(held), "agent": "", "outcome": "held", "pending": None,
                       "reply": False, "answered_by": []})
     return entry
 

@@ -11,6 +11,7 @@ import re
 
 from m1nd import jsonout
 from m1nd.reports import store
+from m1nd.safetext import safe
 
 STATE_ORDER = ("wet_ink", "in_flight", "fired_clay", "external")
 STATE_WORD = {"wet_ink": "open", "in_flight": "in flight", "fired_clay": "answered", "external": "external"}
@@ -21,18 +22,12 @@ CLASSIFICATION_WORD = {
     "manual": "Manual (no cursor moved)",
 }
 CHANGES = "Changes made: none. This report read the spool and the boxes; it filed nothing and changed no box."
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
-def _control(match: re.Match) -> str:
-    ch = match.group(0)
-    return "⏎" if ch == "\n" else f"\\x{ord(ch):02x}"
-
-
 def plain(text: str) -> str:
-    """Letter text for one line of output: control characters escaped, no newline."""
-    return _CONTROL.sub(_control, text.replace("\r\n", "\n"))
+    """Letter text for one line of output: control and bidi characters escaped, no newline."""
+    return safe(text.replace("\r\n", "\n"), tab="\\x09")
 
 
 def md(text: str) -> str:

@@ -9,6 +9,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from m1nd.errors import M1ndError, NotFound, UsageError
+from m1nd.safetext import safe
 from m1nd.serve import documents, pages
 from m1nd.serve.documents import Doc
 from m1nd.serve.guard import Guard
@@ -35,12 +36,13 @@ def _unexpected(request, exc: Exception) -> M1ndError:
     that says as much (never a traceback to the client)."""
     import sys
 
-    sys.stderr.write(f"m1nd: error: {request.method} {request.url.path}: {type(exc).__name__}: {exc}\n")
+    sys.stderr.write(safe(f"m1nd: error: {request.method} {request.url.path}: {type(exc).__name__}: {exc}") + "\n")
     sys.stderr.flush()
     return M1ndError(f"internal error ({type(exc).__name__}); the server's log has the details")
 
 
-def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None, port: int):
+def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None, port: int,
+              required: bool = True, remote: bool = False):
     async def api(request, work) -> Response:
         try:
             return _json(await run_in_threadpool(work, request))
@@ -159,4 +161,4 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         Route("/{rest:path}", not_found, methods=["GET", "HEAD"]),
     ]
     app = Starlette(routes=routes)
-    return Guard(app, allowed_hosts, token, port)
+    return Guard(app, allowed_hosts, token, port, required=required, remote=remote)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hmac
 from http.cookies import SimpleCookie
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 STRICT_CSP = (
     "default-src 'none'; img-src 'self' data:; form-action 'self'; "
@@ -38,11 +38,29 @@ async def _plain(send, status: int, text: str, extra: list[tuple[bytes, bytes]] 
     await send({"type": "http.response.body", "body": b"" if head else body})
 
 
+# The one route that carries held letters' text: it always needs the token.
+ALWAYS_TOKEN = "/api/inbox_sweep"
+
+
+def same_server_location(path: str, query: str) -> str:
+    """Where the token-stripping redirect goes: a path on this server, never a location a
+    browser could read as another host (`//host`, `/\\host`, encoded slashes) and never a
+    raw byte a header cannot carry (CR, LF, NUL, non-Latin-1): every byte is re-quoted."""
+    tail = path.lstrip("/\\")
+    location = "/" + quote(tail, safe="/-._~!$&'()*+,;=:@")
+    if location.startswith("//"):
+        location = "/"
+    return location + (f"?{quote(query, safe='=&-._~%+')}" if query else "")
+
+
 class Guard:
-    def __init__(self, app, allowed_hosts: frozenset[str], token: str | None, port: int) -> None:
+    def __init__(self, app, allowed_hosts: frozenset[str], token: str | None, port: int,
+                 required: bool = True, remote: bool = False) -> None:
         self.app = app
         self.allowed_hosts = allowed_hosts
         self.token = token.encode() if token else None
+        self.required = required  # False with --no-token (loopback only): then only ALWAYS_TOKEN needs it
+        self.remote = remote
         self.cookie = cookie_name(port)
 
     async def __call__(self, scope, receive, send) -> None:
@@ -63,7 +81,7 @@ class Guard:
                          [(b"allow", b"GET, HEAD")], head=head)
             return
         set_cookie = None
-        if self.token is not None:
+        if self.token is not None and (self.required or scope["path"] == ALWAYS_TOKEN):
             scope, verdict = self._authorize(scope, headers)
             if verdict == "denied":
                 await _plain(send, 401, "unauthorized: send the token printed at start "
@@ -74,11 +92,15 @@ class Guard:
                 set_cookie = (f"{self.cookie}={self.token.decode()}; HttpOnly; SameSite=Strict; Path=/").encode()
                 if not scope["path"].startswith("/api/"):
                     # Take the token out of the address bar (and history) at once.
-                    qs = scope["query_string"].decode("latin-1")
-                    location = scope["path"] + (f"?{qs}" if qs else "")
+                    location = same_server_location(scope["path"], scope["query_string"].decode("latin-1"))
                     await _plain(send, 303, "see other", [(b"location", location.encode("latin-1")),
                                                           (b"set-cookie", set_cookie)], head=head)
                     return
+
+        if self.remote and scope["path"] == ALWAYS_TOKEN:
+            await _plain(send, 403, "forbidden: /api/inbox_sweep carries held letters' text and is never served "
+                         "beyond this machine", head=head)
+            return
 
         async def send_secured(message) -> None:
             if message["type"] == "http.response.start":

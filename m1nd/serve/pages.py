@@ -17,6 +17,7 @@ import orjson
 from m1nd import __version__
 from m1nd.errors import UsageError
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK, is_receipt
+from m1nd.safetext import safe_lines
 from m1nd.serve.source import SPOOL_ROW, IndexData, ThreadData
 from m1nd.serve.style import CSS, CSS_HASH
 
@@ -29,17 +30,12 @@ STATE_FILTER = {"open": OPEN_STATES, "in_flight": (IN_FLIGHT,), "answered": (FIR
 STATE_CHOICE = {"open": "open", "in_flight": "in flight", "answered": "answered", "external": "external", "all": "all"}
 PAGE_SIZE = 50
 MAX_LIMIT = 500
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 ID_PREFIX = re.compile(r"^[0-9a-fA-F]{4,12}$")
-
-
-def _visible(match: re.Match) -> str:
-    return f"\\x{ord(match.group()):02x}"
 
 
 def text(value) -> str:
     """A value as page text: control characters shown as `\\xNN`, HTML escaped."""
-    return html.escape(_CONTROL.sub(_visible, str(value)), quote=True)
+    return html.escape(safe_lines(str(value)), quote=True)
 
 
 def line(value) -> str:

@@ -77,7 +77,21 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(mailbox, host: str, port: int, allow_remote: bool, open_browser: bool) -> None:
+def _open_locally(url: str) -> None:
+    """Open `url` in a browser without putting the token on a command line other users
+    can read: a 0600 local file that redirects to it."""
+    import html
+    import os
+    import tempfile
+    import webbrowser
+
+    fd, path = tempfile.mkstemp(prefix="m1nd-serve-", suffix=".html")  # mode 0600
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(f'<!doctype html><meta http-equiv="refresh" content="0; url={html.escape(url, quote=True)}">\n')
+    webbrowser.open("file://" + path)
+
+
+def serve(mailbox, host: str, port: int, allow_remote: bool, open_browser: bool, no_token: bool = False) -> None:
     import uvicorn
 
     from m1nd.serve.app import build_app
@@ -85,12 +99,17 @@ def serve(mailbox, host: str, port: int, allow_remote: bool, open_browser: bool)
     if not is_loopback(host) and not allow_remote:
         raise UsageError(f"{host} is not a loopback address: pass --allow-remote to serve it "
                          "(every request then needs the token printed at start)")
-    token = None if is_loopback(host) else secrets.token_urlsafe(32)
+    if no_token and not is_loopback(host):
+        raise UsageError("--no-token is for a loopback address only: beyond this machine every request needs "
+                         "the token")
+    # A token on every request, loopback too: other users of this machine reach loopback.
+    token = secrets.token_urlsafe(32)
     sock = bind(host, port)
     bound_port = sock.getsockname()[1]
     shown = socket.gethostname() if is_wildcard(host) else url_host(host)
-    url = f"http://{shown}:{bound_port}/" + (f"?token={token}" if token else "")
-    app = build_app(mailbox, allowed_hosts(host, bound_port), token, bound_port)
+    url = f"http://{shown}:{bound_port}/?token={token}"
+    app = build_app(mailbox, allowed_hosts(host, bound_port), token, bound_port, required=not no_token,
+                    remote=not is_loopback(host))
     config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False, lifespan="off",
                             proxy_headers=False, ws="none", timeout_graceful_shutdown=3, loop="asyncio",
                             http="h11")
@@ -102,12 +121,10 @@ def serve(mailbox, host: str, port: int, allow_remote: bool, open_browser: bool)
         signal.signal(sig, lambda *_: None)
     sys.stdout.write(url + "\n")
     sys.stdout.flush()
-    if token:
+    if not is_loopback(host):
         sys.stderr.write("m1nd: serving beyond this machine: every request needs the token in the URL above "
                          "(Authorization: Bearer TOKEN, or ?token=TOKEN once in a browser)\n")
         sys.stderr.flush()
     if open_browser:
-        import webbrowser
-
-        webbrowser.open(url)
+        _open_locally(url)
     server.run(sockets=[sock])

@@ -20,6 +20,7 @@ from io import BytesIO
 import orjson
 
 from m1nd.errors import M1ndError, NotFound
+from m1nd.held import held_kind, held_row
 from m1nd.run import Run, open_run
 from m1nd.serve import documents
 from m1nd.serve.documents import Doc
@@ -348,7 +349,8 @@ class Mailbox:
                 if not matches(row, state):
                     continue
                 if f.offset <= total < end:
-                    chosen.append(LetterData(row, state, _box_of(model, row.digest),
+                    held = held_kind(model, row.digest)  # a held letter's text never leaves
+                    chosen.append(LetterData(held_row(row, held) if held else row, state, _box_of(model, row.digest),
                                              len(graph.answers_to(row.id))))
                 total += 1
                 if known is not None and total >= end:
@@ -378,6 +380,9 @@ class Mailbox:
                         fields = orjson.loads(raw) if raw else {}
                     except orjson.JSONDecodeError:
                         fields = {}
+                    held = held_kind(model, row.digest)  # a held letter's text never leaves
+                    if held:
+                        row, fields = held_row(row, held), {"ts": row.ts}
                     cards[lid] = CardData(row, graph.state(row), _box_of(model, row.digest),
                                           graph.answers_to(lid), fields if isinstance(fields, dict) else {})
                 return cards[lid]
@@ -434,9 +439,11 @@ _said: set[str] = set()
 def _say_once(note: str) -> None:
     import sys
 
+    from m1nd.safetext import safe
+
     if note not in _said:
         _said.add(note)
-        sys.stderr.write(f"m1nd: warning: {note}\n")
+        sys.stderr.write(f"m1nd: warning: {safe(note)}\n")
 
 
 def _box_of(model, digest: str) -> str:

@@ -20,13 +20,16 @@ ARTIFACTS = Path(os.environ.get("M1ND_TEST_ARTIFACTS") or Path(__file__).resolve
 
 
 class Server:
-    def __init__(self, *args: str, cwd=None, env=None) -> None:
+    def __init__(self, *args: str, cwd=None, env=None, token: bool = False) -> None:
         # stderr goes to a file: a pipe nobody reads could fill and stall the server
         self.err = tempfile.TemporaryFile()
+        if not token and "--allow-remote" not in args:
+            args = ("--no-token", *args)  # these tests look at the mailbox, not at the token
         self.proc = subprocess.Popen([sys.executable, "-m", "m1nd", "serve", "--port", "0", *args],
                                      cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=self.err)
         self.line = self._first_line(timeout=30)
         self.url = self.line.split("?", 1)[0]
+        self.token = self.line.split("?token=", 1)[1] if "?token=" in self.line else None
         self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
 
     def _first_line(self, timeout: float) -> str:
