@@ -423,11 +423,11 @@ def test_pre_commit_framework_manifest():
 def test_the_hook_path_imports_neither_typer_rich_nor_gitpython(consented, spool_path):
     write_spool(spool_path, [letter("one")])
     probe = (
-        "import sys\n"
+        "import os, sys\n"
         "from m1nd.cli import main\n"
         "from m1nd.gitops import hookrun\n"
-        "print(hookrun._work('post-checkout', None, 0), end='')\n"
-        "print(hookrun._work('pre-commit', None, 0), end='')\n"
+        "print(hookrun._work('post-checkout', None, os.getppid(), float('inf')), end='')\n"
+        "print(hookrun._work('pre-commit', None, os.getppid(), float('inf')), end='')\n"
         "print(sorted(m for m in ('typer', 'click', 'rich', 'git') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=consented, capture_output=True, text=True)
