@@ -44,6 +44,9 @@ _PREFIXES = (
     r"|AccountKey=|eyJ|hooks\.slack\.com|/api/webhooks/|ATATT|lin_api_|ntn_|dp\.[a-z]{2,5}\.|pul-|PMAK-"
     r"|NRAK-|glsa_|glc_|sntry|sq0|EAAA|pscale_|sbp_|FLWSECK|figd_|CFPAT-|gsk_|tskey-|atlasv1|r8_|pplx-"
     r"|bkua_|shippo_|dckr_pat_|ya29\.|1//0|FlyV1"
+    r"|flb_live_|NR(?:BR|II|JS)-|NRAL|-NRMA|NF-|thog-key-|BBFF-|1000\.[0-9a-f]{32}|amzn\.mws\.|\$production\$"
+    r"|[0-9]/[0-9]{16}:|ATBB|API-[A-Z0-9]{26}|pat-(?:na|eu)[0-9]-|sk\.[A-Za-z0-9]{3}\.|[01]\.A[A-Za-z0-9_-]{50}"
+    r"|\.v1\.eyJ|na1\.[A-Za-z0-9+/]{40}"
 )
 # provider names (secret_providers.py): the rule beside them looks for the token
 _CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES)
@@ -152,7 +155,20 @@ _PREFIX_TOKEN = re.compile(
     r"|sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}|r8_[A-Za-z0-9]{30,}|pplx-[A-Za-z0-9]{40,}"
     r"|bkua_[A-Za-z0-9]{30,}|shippo_(?:live|test)_[A-Za-z0-9]{30,}|dckr_pat_[A-Za-z0-9_-]{20,}"
     r"|ya29\.[A-Za-z0-9_-]{30,}|1//0[A-Za-z0-9_-]{40,}|FlyV1 fm\d_[A-Za-z0-9_+/=-]{40,}"
-    r")")
+    # trufflehog detectors fleetbase, newrelic{browserkey,insightsinsertkey,licensekey,mobileapptoken},
+    # nightfall, trufflehogenterprise, ubidots, zohocrm, bitbucketapppassword, octopusdeploy,
+    # hubspot_apikey/v2, mapbox, azure_entra/refreshtoken, airtableoauth, fullstory/v2;
+    # secrets-patterns-db aws_mws_key, braintree_access_token, asana_pat
+    r"|flb_live_[A-Za-z0-9]{20,}|NR(?:BR|II|JS)-[A-Za-z0-9_-]{19,}|[0-9a-fA-F]{36}NRAL|AA[0-9a-f]{40}-NRMA"
+    r"|NF-[A-Za-z0-9]{32}(?![A-Za-z0-9])|thog-key-[0-9a-f]{16}|BBFF-[A-Za-z0-9]{30}"
+    r"|1000\.[0-9a-f]{32}\.[0-9a-f]{32}|amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|access_token\$production\$[0-9a-z]{16}\$[0-9a-f]{32}|[0-9]/[0-9]{16}:[A-Za-z0-9]{32}(?![A-Za-z0-9])"
+    r"|ATBB[A-Za-z0-9_=.-]{24,}|API-(?=[A-Z]*[0-9])[A-Z0-9]{26,32}(?![A-Za-z0-9])"
+    r"|pat-(?:na|eu)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|sk\.[A-Za-z0-9.-]{80,240}|[01]\.A[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{100,}"
+    r"|[A-Za-z0-9]{10,}\.v1\.eyJ[A-Za-z0-9_-]{20,}\.[a-f0-9]{32,}|na1\.[A-Za-z0-9+/]{100}"
+    r"|gl(?:sa|c)_[A-Za-z0-9_+/=]{30,}"
+    r")|1//0[A-Za-z0-9_-]{40,}")
 _CLOUD = re.compile(r"AccountKey=[A-Za-z0-9+/]{20,}|[?&]sig=[A-Za-z0-9%+/=]{20,}|SharedAccessKey=[A-Za-z0-9+/=]{20,}")
 _JWT = re.compile(_NB + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
 _WEBHOOK = re.compile(

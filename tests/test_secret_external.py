@@ -11,12 +11,12 @@ import pytest
 from conftest import write_spool
 from secret_wrappings import corpus_or_skip, credential_letters, ordinary_letters
 
-# The target is 99 % with every format held in the four wrappings below; m1nd does not
-# reach it yet (docs/secrets.md lists what is missed). These floors are what it holds
+# The target is 99 % with every format held in the four wrappings below; m1nd reaches
+# the 99 % but not the four wrappings yet (docs/secrets.md lists what is missed). These floors are what it holds
 # today: a change that holds less fails here.
-RECALL_FLOOR = 0.965
+RECALL_FLOOR = 0.99
 MUST_HOLD = ("bare in prose", "KEY=value", "JSON", "escaped JSON in JSON")
-MUST_HOLD_MISSES_AT_MOST = 39
+MUST_HOLD_MISSES_AT_MOST = 12
 
 
 
