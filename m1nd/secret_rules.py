@@ -170,7 +170,8 @@ _PREFIX_TOKEN = re.compile(
     r"|gl(?:sa|c)_[A-Za-z0-9_+/=]{30,}"
     r")|1//0[A-Za-z0-9_-]{40,}")
 _CLOUD = re.compile(r"AccountKey=[A-Za-z0-9+/]{20,}|[?&]sig=[A-Za-z0-9%+/=]{20,}|SharedAccessKey=[A-Za-z0-9+/=]{20,}")
-_JWT = re.compile(_NB + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
+_JWT = re.compile(_NB + r"eyJ[A-Za-z0-9_-]{8,}\.(?:eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+                     r"|[A-Za-z0-9_-]{40,}\.[A-Za-z0-9_-]{40,})")  # trufflehog flightlabs: an encrypted body
 _WEBHOOK = re.compile(
     r"hooks\.slack\.com/(?:services|workflows)/T[A-Za-z0-9_]+/[A-Za-z0-9_]+/[A-Za-z0-9_]{8,}"
     r"|discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}")
@@ -201,7 +202,7 @@ _ASSIGN = re.compile(
 # held only when the value reads as random, since such names also name plain settings
 _NAMED = re.compile(
     r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:passw(?:or)?d|pass|passphrase|secret|token|api_?key)[A-Za-z0-9_]*"
-    r"[\"'`]?[ \t]*(?::=|=>|=|:)[ \t]*[\"'`]?([^\s\"'`,;]{8,200})")
+    r"[\"'`]?[ \t]*(?::=|=>|=|:)(?=[ \t]*[\"'`]?([^\s\"'`,;]{8,200}))")  # a lookahead: `api_key: db_pass: …` tries both names
 _UNQUOTED = re.compile(r"[^\s\"'`,;&)\]}>]+")
 
 
@@ -250,7 +251,7 @@ GENERIC = [
     ("random token",
      "detect-secrets high-entropy plugins, trufflehog keyword detectors: a long run mixing upper, "
      "lower case and digits",
-     re.compile(r"(?<![A-Za-z0-9_./+=:-])[A-Za-z0-9_+/=.!-]{20,200}(?![A-Za-z0-9_+/=.!-])")),
+     re.compile(r"(?<![A-Za-z0-9_./+=:-])[A-Za-z0-9_+/=.!-]{20,400}(?![A-Za-z0-9_+/=.!-])")),
     ("webhook url",
      "trufflehog microsoftteamswebhook, tineswebhook, zapierwebhook: the url is the credential",
      re.compile(r"\.webhook\.office\.com/webhookb2/\S{20,}|[a-zA-Z0-9]+\.tines\.com/webhook/[a-z0-9]{16,}/[a-z0-9]{16,}"
@@ -303,6 +304,20 @@ def _mixed(body: str, need_upper: bool) -> bool:
     return any(c in "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ" for c in body) and digits >= 4
 
 
+def _provider_key(value: str) -> bool:
+    """A value beside its provider's name that reads as its key: random enough, or long
+    with digits and letters in runs (detect-secrets' ibm/softlayer tests, trufflehog
+    airvisual/alconost keys are lowercase with few digits)."""
+    digits, alpha, changes = sum(c.isdigit() for c in value), sum(c.isalpha() for c in value), _changes(value)
+    if digits >= 2 and alpha >= 4 and changes >= 0.25 * len(value):
+        return True
+    if len(value) >= 32 and digits >= 8 and alpha >= 8 and changes >= 5:
+        return True
+    inner = value.rstrip("0123456789")
+    return len(value) >= 24 and "_" not in value and sum(c.isdigit() for c in inner) >= 2 and changes >= 4 \
+        and value.lower() == value
+
+
 def _generic(text: str) -> str | None:
     prefixed, mixed, hooks = (g[2] for g in GENERIC)
     if hooks.search(text):
@@ -331,8 +346,7 @@ def _generic(text: str) -> str | None:
             value = m.group(1)
             if _DIGEST.match(value) or _BLOB_BEFORE.search(text[max(0, m.start(1) - 12):m.start(1)]):
                 continue
-            if sum(c.isdigit() for c in value) >= 2 and sum(c.isalpha() for c in value) >= 4 \
-                    and _changes(value) >= 0.25 * len(value):
+            if _provider_key(value):
                 return "key beside its provider"
     for m in mixed.finditer(text):
         token = m.group(0)

@@ -135,3 +135,41 @@ def test_a_provider_prefix_holds_its_fresh_positive_and_lets_its_negative_throug
         assert likely_secret(letter(f"the build log said {value} then stopped")), (name, value)
         assert likely_secret(letter(value)), (name, value)
     assert likely_secret(letter(f"the build log said {negative()} then stopped")) is None, name
+
+
+def _runs() -> str:
+    return (_random(string.ascii_lowercase, 4) + _random(string.digits, 4)) * 5
+
+
+def _lower_key() -> str:
+    lw = string.ascii_lowercase
+    return _random(lw, 10) + _random("23456789", 1) + _random(lw, 8) + _random("23456789", 1) + _random(lw, 10)
+
+
+# the second pass's widened rules (secret_rules._provider_key, _NAMED, _JWT, the random-token length):
+# name -> (a fresh positive letter text, a negative of the same look)
+WIDENED = {
+    "key in runs beside its provider (detect-secrets ibm/softlayer tests)":
+        (lambda: f"the ibm deploy failed, I used {_runs()} to retry",
+         lambda: "the ibm deploy failed, I used ibm-cloud-sdk-core to retry"),
+    "lowercase key beside its provider (trufflehog airvisual, alconost)":
+        (lambda: f"the airvisual deploy failed, I used {_lower_key()} to retry",
+         lambda: "the airvisual client read the configuration-file-loader again"),
+    "credential name nested under another key (detect-secrets keyword tests)":
+        (lambda: f"svc:\n  api_key: db_pass: {_mixed(16)},\n",
+         lambda: "svc:\n  api_key: db_pass: plainvalue,\n"),
+    "token with an encrypted body after a JWT header (trufflehog flightlabs)":
+        (lambda: "eyJ" + _mixed(30) + "." + _mixed(60) + "." + _mixed(60),
+         lambda: "eyJ" + "a" * 10 + ".docs.example"),
+    "random token up to 400 characters (trufflehog documo)":
+        (lambda: _mixed(300), lambda: _random(_HEX, 300)),
+}
+
+
+@pytest.mark.parametrize("name", list(WIDENED))
+def test_a_widened_rule_holds_its_fresh_positive_and_lets_its_negative_through(name):
+    positive, negative = WIDENED[name]
+    for _ in range(10):
+        text = positive()
+        assert likely_secret(letter(text)), (name, text)
+    assert likely_secret(letter(negative())) is None, name
