@@ -304,6 +304,9 @@ def _mixed(body: str, need_upper: bool) -> bool:
     return any(c in "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ" for c in body) and digits >= 4
 
 
+_CONSONANTS = re.compile(r"[bcdfghjklmnpqrstvwxz]{6}")
+
+
 def _provider_key(value: str) -> bool:
     """A value beside its provider's name that reads as its key: random enough, or long
     with digits and letters in runs (detect-secrets' ibm/softlayer tests, trufflehog
@@ -313,6 +316,8 @@ def _provider_key(value: str) -> bool:
         return True
     if len(value) >= 32 and digits >= 8 and alpha >= 8 and changes >= 5:
         return True
+    if len(value) >= 16 and value.isalpha() and value.islower() and _CONSONANTS.search(value):
+        return True  # trufflehog coinlib: letters only, but no word has six consonants in a row
     inner = value.rstrip("0123456789")
     return len(value) >= 24 and "_" not in value and sum(c.isdigit() for c in inner) >= 2 and changes >= 4 \
         and value.lower() == value
@@ -352,8 +357,13 @@ def _generic(text: str) -> str | None:
         token = m.group(0)
         if token.count("/") > 1 or len(token) >= 100 and "=" not in token and ("+" in token or "/" in token) or _DIGEST.match(token) or _BLOB_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
             continue
-        longest = max(re.split(r"[_.=-]", token), key=len)
+        pieces = re.split(r"[_.=-]", token)
+        longest = max(pieces, key=len)
         if len(longest) >= 16 and _mixed(longest, need_upper=True):
+            return "random token"
+        # a random body cut by a few separators (trufflehog paypaloauth secret)
+        joined = "".join(pieces)
+        if len(pieces) <= 6 and len(joined) >= 32 and _mixed(joined, need_upper=True):
             return "random token"
     return None
 

@@ -14,9 +14,9 @@ from secret_wrappings import corpus_or_skip, credential_letters, ordinary_letter
 # The target is 99 % with every format held in the four wrappings below; m1nd reaches
 # the 99 % but not the four wrappings yet (docs/secrets.md lists what is missed). These floors are what it holds
 # today: a change that holds less fails here.
-RECALL_FLOOR = 0.996
+RECALL_FLOOR = 0.998
 MUST_HOLD = ("bare in prose", "KEY=value", "JSON", "escaped JSON in JSON")
-MUST_HOLD_MISSES_AT_MOST = 4
+MUST_HOLD_MISSES_AT_MOST = 1
 
 
 

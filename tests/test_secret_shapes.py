@@ -161,6 +161,13 @@ WIDENED = {
     "token with an encrypted body after a JWT header (trufflehog flightlabs)":
         (lambda: "eyJ" + _mixed(30) + "." + _mixed(60) + "." + _mixed(60),
          lambda: "eyJ" + "a" * 10 + ".docs.example"),
+    "letters-only key beside its provider (trufflehog coinlib)":
+        (lambda: "the coinlib deploy failed, I used " + _random("aeiou", 4) + _random("bcdfghjklmnpqrstvwxz", 8)
+         + _random(string.ascii_lowercase, 6) + " to retry",
+         lambda: "the coinlib deploy failed, I used internationalization to retry"),
+    "random body cut by a few separators (trufflehog paypaloauth)":
+        (lambda: _mixed(15) + "." + _random(ALNUM, 1) + "." + _mixed(14) + "-" + _mixed(14),
+         lambda: "com.apple.WebKit.Networking2.xpc"),
     "random token up to 400 characters (trufflehog documo)":
         (lambda: _mixed(300), lambda: _random(_HEX, 300)),
 }
