@@ -44,6 +44,9 @@ _PREFIXES = (
     r"|AccountKey=|eyJ|hooks\.slack\.com|/api/webhooks/|ATATT|lin_api_|ntn_|dp\.[a-z]{2,5}\.|pul-|PMAK-"
     r"|NRAK-|glsa_|glc_|sntry|sq0|EAAA|pscale_|sbp_|FLWSECK|figd_|CFPAT-|gsk_|tskey-|atlasv1|r8_|pplx-"
     r"|bkua_|shippo_|dckr_pat_|ya29\.|1//0|FlyV1"
+    r"|flb_live_|NR(?:BR|II|JS)-|NRAL|-NRMA|NF-|thog-key-|BBFF-|1000\.[0-9a-f]{32}|amzn\.mws\.|\$production\$"
+    r"|[0-9]/[0-9]{16}:|ATBB|API-[A-Z0-9]{26}|pat-(?:na|eu)[0-9]-|sk\.[A-Za-z0-9]{3}\.|[01]\.A[A-Za-z0-9_-]{50}"
+    r"|\.v1\.eyJ|na1\.[A-Za-z0-9+/]{40}"
 )
 # provider names (secret_providers.py): the rule beside them looks for the token
 _CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES)
@@ -152,9 +155,23 @@ _PREFIX_TOKEN = re.compile(
     r"|sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}|r8_[A-Za-z0-9]{30,}|pplx-[A-Za-z0-9]{40,}"
     r"|bkua_[A-Za-z0-9]{30,}|shippo_(?:live|test)_[A-Za-z0-9]{30,}|dckr_pat_[A-Za-z0-9_-]{20,}"
     r"|ya29\.[A-Za-z0-9_-]{30,}|1//0[A-Za-z0-9_-]{40,}|FlyV1 fm\d_[A-Za-z0-9_+/=-]{40,}"
-    r")")
+    # trufflehog detectors fleetbase, newrelic{browserkey,insightsinsertkey,licensekey,mobileapptoken},
+    # nightfall, trufflehogenterprise, ubidots, zohocrm, bitbucketapppassword, octopusdeploy,
+    # hubspot_apikey/v2, mapbox, azure_entra/refreshtoken, airtableoauth, fullstory/v2;
+    # secrets-patterns-db aws_mws_key, braintree_access_token, asana_pat
+    r"|flb_live_[A-Za-z0-9]{20,}|NR(?:BR|II|JS)-[A-Za-z0-9_-]{19,}|[0-9a-fA-F]{36}NRAL|AA[0-9a-f]{40}-NRMA"
+    r"|NF-[A-Za-z0-9]{32}(?![A-Za-z0-9])|thog-key-[0-9a-f]{16}|BBFF-[A-Za-z0-9]{30}"
+    r"|1000\.[0-9a-f]{32}\.[0-9a-f]{32}|amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|access_token\$production\$[0-9a-z]{16}\$[0-9a-f]{32}|[0-9]/[0-9]{16}:[A-Za-z0-9]{32}(?![A-Za-z0-9])"
+    r"|ATBB[A-Za-z0-9_=.-]{24,}|API-(?=[A-Z]*[0-9])[A-Z0-9]{26,32}(?![A-Za-z0-9])"
+    r"|pat-(?:na|eu)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|sk\.[A-Za-z0-9.-]{80,240}|[01]\.A[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{100,}"
+    r"|[A-Za-z0-9]{10,}\.v1\.eyJ[A-Za-z0-9_-]{20,}\.[a-f0-9]{32,}|na1\.[A-Za-z0-9+/]{100}"
+    r"|gl(?:sa|c)_[A-Za-z0-9_+/=]{30,}"
+    r")|1//0[A-Za-z0-9_-]{40,}")
 _CLOUD = re.compile(r"AccountKey=[A-Za-z0-9+/]{20,}|[?&]sig=[A-Za-z0-9%+/=]{20,}|SharedAccessKey=[A-Za-z0-9+/=]{20,}")
-_JWT = re.compile(_NB + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
+_JWT = re.compile(_NB + r"eyJ[A-Za-z0-9_-]{8,}\.(?:eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+                     r"|[A-Za-z0-9_-]{40,}\.[A-Za-z0-9_-]{40,})")  # trufflehog flightlabs: an encrypted body
 _WEBHOOK = re.compile(
     r"hooks\.slack\.com/(?:services|workflows)/T[A-Za-z0-9_]+/[A-Za-z0-9_]+/[A-Za-z0-9_]{8,}"
     r"|discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}")
@@ -185,7 +202,7 @@ _ASSIGN = re.compile(
 # held only when the value reads as random, since such names also name plain settings
 _NAMED = re.compile(
     r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:passw(?:or)?d|pass|passphrase|secret|token|api_?key)[A-Za-z0-9_]*"
-    r"[\"'`]?[ \t]*(?::=|=>|=|:)[ \t]*[\"'`]?([^\s\"'`,;]{8,200})")
+    r"[\"'`]?[ \t]*(?::=|=>|=|:)(?=[ \t]*[\"'`]?([^\s\"'`,;]{8,200}))")  # a lookahead: `api_key: db_pass: …` tries both names
 _UNQUOTED = re.compile(r"[^\s\"'`,;&)\]}>]+")
 
 
@@ -234,7 +251,7 @@ GENERIC = [
     ("random token",
      "detect-secrets high-entropy plugins, trufflehog keyword detectors: a long run mixing upper, "
      "lower case and digits",
-     re.compile(r"(?<![A-Za-z0-9_./+=:-])[A-Za-z0-9_+/=.!-]{20,200}(?![A-Za-z0-9_+/=.!-])")),
+     re.compile(r"(?<![A-Za-z0-9_./+=:-])[A-Za-z0-9_+/=.!-]{20,400}(?![A-Za-z0-9_+/=.!-])")),
     ("webhook url",
      "trufflehog microsoftteamswebhook, tineswebhook, zapierwebhook: the url is the credential",
      re.compile(r"\.webhook\.office\.com/webhookb2/\S{20,}|[a-zA-Z0-9]+\.tines\.com/webhook/[a-z0-9]{16,}/[a-z0-9]{16,}"
@@ -287,6 +304,25 @@ def _mixed(body: str, need_upper: bool) -> bool:
     return any(c in "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ" for c in body) and digits >= 4
 
 
+_CONSONANTS = re.compile(r"[bcdfghjklmnpqrstvwxz]{6}")
+
+
+def _provider_key(value: str) -> bool:
+    """A value beside its provider's name that reads as its key: random enough, or long
+    with digits and letters in runs (detect-secrets' ibm/softlayer tests, trufflehog
+    airvisual/alconost keys are lowercase with few digits)."""
+    digits, alpha, changes = sum(c.isdigit() for c in value), sum(c.isalpha() for c in value), _changes(value)
+    if digits >= 2 and alpha >= 4 and changes >= 0.25 * len(value):
+        return True
+    if len(value) >= 32 and digits >= 8 and alpha >= 8 and changes >= 5:
+        return True
+    if len(value) >= 16 and value.isalpha() and value.islower() and _CONSONANTS.search(value):
+        return True  # trufflehog coinlib: letters only, but no word has six consonants in a row
+    inner = value.rstrip("0123456789")
+    return len(value) >= 24 and "_" not in value and sum(c.isdigit() for c in inner) >= 2 and changes >= 4 \
+        and value.lower() == value
+
+
 def _generic(text: str) -> str | None:
     prefixed, mixed, hooks = (g[2] for g in GENERIC)
     if hooks.search(text):
@@ -315,15 +351,19 @@ def _generic(text: str) -> str | None:
             value = m.group(1)
             if _DIGEST.match(value) or _BLOB_BEFORE.search(text[max(0, m.start(1) - 12):m.start(1)]):
                 continue
-            if sum(c.isdigit() for c in value) >= 2 and sum(c.isalpha() for c in value) >= 4 \
-                    and _changes(value) >= 0.25 * len(value):
+            if _provider_key(value):
                 return "key beside its provider"
     for m in mixed.finditer(text):
         token = m.group(0)
         if token.count("/") > 1 or len(token) >= 100 and "=" not in token and ("+" in token or "/" in token) or _DIGEST.match(token) or _BLOB_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
             continue
-        longest = max(re.split(r"[_.=-]", token), key=len)
+        pieces = re.split(r"[_.=-]", token)
+        longest = max(pieces, key=len)
         if len(longest) >= 16 and _mixed(longest, need_upper=True):
+            return "random token"
+        # a random body cut by a few separators (trufflehog paypaloauth secret)
+        joined = "".join(pieces)
+        if len(pieces) <= 6 and len(joined) >= 32 and _mixed(joined, need_upper=True):
             return "random token"
     return None
 

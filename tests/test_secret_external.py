@@ -11,12 +11,12 @@ import pytest
 from conftest import write_spool
 from secret_wrappings import corpus_or_skip, credential_letters, ordinary_letters
 
-# The target is 99 % with every format held in the four wrappings below; m1nd does not
-# reach it yet (docs/secrets.md lists what is missed). These floors are what it holds
-# today: a change that holds less fails here.
-RECALL_FLOOR = 0.965
+# The target is 99 % with every format held in the four wrappings below. m1nd holds
+# 99.9 %; one format is still missed bare in prose (a 48-hex value: docs/secrets.md says
+# why it is left). These floors are what it holds today: a change that holds less fails.
+RECALL_FLOOR = 0.998
 MUST_HOLD = ("bare in prose", "KEY=value", "JSON", "escaped JSON in JSON")
-MUST_HOLD_MISSES_AT_MOST = 39
+MUST_HOLD_MISSES_AT_MOST = 1
 
 
 

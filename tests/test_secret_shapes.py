@@ -91,3 +91,92 @@ def test_ordinary_technical_text_is_never_held(seed):
     rng = random.Random(seed)
     texts = [_ordinary(rng) for _ in range(8)]
     assert held_in_batch([letter(t, "what") for t in texts]) == {}, texts
+
+
+_HEX = "0123456789abcdef"
+_U36 = string.ascii_uppercase + string.digits
+
+
+def _uuid() -> str:
+    return str(uuid.uuid4())
+
+
+# provider prefixes added from the public detectors' tests (source in secret_rules._PREFIX_TOKEN):
+# name -> (a fresh positive, a negative of the same look: the prefix with a body that is not a key's)
+PREFIXED = {
+    "fleetbase": (lambda: "flb" + "_live_" + _mixed(20), lambda: "flb_live_docs"),
+    "newrelic browser": (lambda: "NR" + "BR-" + _random(_HEX, 19), lambda: "NRBR-docs"),
+    "newrelic license": (lambda: _random(_HEX, 36) + "NR" + "AL", lambda: "the NRAL team"),
+    "newrelic mobile": (lambda: "AA" + _random(_HEX, 40) + "-NR" + "MA", lambda: "AA-NRMA build"),
+    "nightfall": (lambda: "NF" + "-" + _mixed(32), lambda: "NF-" + "a" * 12),
+    "trufflehog enterprise": (lambda: "thog" + "-key-" + _random(_HEX, 16), lambda: "thog-key-rotation"),
+    "ubidots": (lambda: "BB" + "FF-" + _mixed(30), lambda: "BBFF-" + "color"),
+    "zoho": (lambda: "1000." + _random(_HEX, 32) + "." + _random(_HEX, 32), lambda: "took 1000.5 ms"),
+    "aws mws": (lambda: "amzn" + ".mws." + _uuid(), lambda: "amzn.mws.docs"),
+    "braintree": (lambda: "access_token$" + "production$" + _random(string.ascii_lowercase + string.digits, 16)
+                  + "$" + _random(_HEX, 32), lambda: "access_token$production$"),
+    "asana": (lambda: "1/" + _random(string.digits, 16) + ":" + _mixed(32), lambda: "ratio 1/2 of 16"),
+    "bitbucket": (lambda: "AT" + "BB" + _mixed(28), lambda: "ATBB build"),
+    "octopus": (lambda: "API-" + _random(string.digits, 4) + _random(_U36, 24), lambda: "API-REFERENCE"),
+    "hubspot": (lambda: "pat-" + "eu1-" + _uuid(), lambda: "pat-eu1-region"),
+    "mapbox": (lambda: "sk." + ".".join(_mixed(6)[:3] for _ in range(22)), lambda: "sk.learn.compat"),
+    "entra refresh": (lambda: "0.A" + _mixed(60) + "." + _mixed(120), lambda: "version 0.A1 released"),
+    "airtable oauth": (lambda: _mixed(17) + ".v1.eyJ" + _mixed(40) + "." + _random(_HEX, 64), lambda: "api.v1.docs"),
+    "fullstory": (lambda: "na1." + _mixed(100), lambda: "na1.example.com"),
+    "grafana cloud": (lambda: "glc" + "_eyJ" + _mixed(40) + "+/" + _mixed(20) + "=", lambda: "glc_" + "x"),
+}
+
+
+@pytest.mark.parametrize("name", list(PREFIXED))
+def test_a_provider_prefix_holds_its_fresh_positive_and_lets_its_negative_through(name):
+    positive, negative = PREFIXED[name]
+    for _ in range(10):
+        value = positive()
+        assert likely_secret(letter(f"the build log said {value} then stopped")), (name, value)
+        assert likely_secret(letter(value)), (name, value)
+    assert likely_secret(letter(f"the build log said {negative()} then stopped")) is None, name
+
+
+def _runs() -> str:
+    return (_random(string.ascii_lowercase, 4) + _random(string.digits, 4)) * 5
+
+
+def _lower_key() -> str:
+    lw = string.ascii_lowercase
+    return _random(lw, 10) + _random("23456789", 1) + _random(lw, 8) + _random("23456789", 1) + _random(lw, 10)
+
+
+# the second pass's widened rules (secret_rules._provider_key, _NAMED, _JWT, the random-token length):
+# name -> (a fresh positive letter text, a negative of the same look)
+WIDENED = {
+    "key in runs beside its provider (detect-secrets ibm/softlayer tests)":
+        (lambda: f"the ibm deploy failed, I used {_runs()} to retry",
+         lambda: "the ibm deploy failed, I used ibm-cloud-sdk-core to retry"),
+    "lowercase key beside its provider (trufflehog airvisual, alconost)":
+        (lambda: f"the airvisual deploy failed, I used {_lower_key()} to retry",
+         lambda: "the airvisual client read the configuration-file-loader again"),
+    "credential name nested under another key (detect-secrets keyword tests)":
+        (lambda: f"svc:\n  api_key: db_pass: {_mixed(16)},\n",
+         lambda: "svc:\n  api_key: db_pass: plainvalue,\n"),
+    "token with an encrypted body after a JWT header (trufflehog flightlabs)":
+        (lambda: "eyJ" + _mixed(30) + "." + _mixed(60) + "." + _mixed(60),
+         lambda: "eyJ" + "a" * 10 + ".docs.example"),
+    "letters-only key beside its provider (trufflehog coinlib)":
+        (lambda: "the coinlib deploy failed, I used " + _random("aeiou", 4) + _random("bcdfghjklmnpqrstvwxz", 8)
+         + _random(string.ascii_lowercase, 6) + " to retry",
+         lambda: "the coinlib deploy failed, I used internationalization to retry"),
+    "random body cut by a few separators (trufflehog paypaloauth)":
+        (lambda: _mixed(15) + "." + _random(ALNUM, 1) + "." + _mixed(14) + "-" + _mixed(14),
+         lambda: "com.apple.WebKit.Networking2.xpc"),
+    "random token up to 400 characters (trufflehog documo)":
+        (lambda: _mixed(300), lambda: _random(_HEX, 300)),
+}
+
+
+@pytest.mark.parametrize("name", list(WIDENED))
+def test_a_widened_rule_holds_its_fresh_positive_and_lets_its_negative_through(name):
+    positive, negative = WIDENED[name]
+    for _ in range(10):
+        text = positive()
+        assert likely_secret(letter(text)), (name, text)
+    assert likely_secret(letter(negative())) is None, name
