@@ -315,3 +315,90 @@ def test_a_home_whose_path_is_not_utf8_is_one_clear_error_naming_it(tmp_path):
         done = run_script(*args, env=env)
         assert done.returncode == 1, (args, done.stderr)
         assert done.stderr.count(b"\n") == 1 and b"not a UTF-8 path" in done.stderr and b"h\\xff" in done.stderr
+
+
+# -- the same hostile lines over the hooks, every report format and every serve route --
+
+import re  # noqa: E402
+import sys  # noqa: E402
+
+import httpx  # noqa: E402
+
+# every character a terminal or a reader could be fooled by: C0 but tab/newline, DEL, C1, bidi, line separators
+_RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_PLAIN = orjson.dumps({"ts": "2026-05-01T10:00:00Z", "class": "bug", "repo": "repo-a", "what": "plain letter"})
+_NOW = "2026-05-01T22:00:00Z"
+
+
+def _assert_human(where, text: str) -> None:
+    assert "Traceback" not in text and "internal error" not in text, (where, text[-2000:])
+    found = _RAW.search(text)
+    assert found is None, (where, repr(text[max(0, found.start() - 40):found.end() + 40]))
+
+
+def _home_with_repo(root: Path) -> tuple[dict, Path]:
+    """A home whose roster holds one real git repository with one letter committed in its box."""
+    env = dict(os.environ, M1ND_HOME=str(root / "home"), HOME=str(root))
+    repo = root / "src" / "repo-a"
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=agent-a", "-c", "user.email=a@example.invalid",
+                    "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+    from tests.conftest import run_script
+
+    assert run_script("roster", "add", str(repo), env=env).returncode == 0
+    write_spool(root / "home" / "field-reports.jsonl", [_PLAIN])
+    done = run_script("distribute", env=env)
+    assert done.returncode == 0, done.stderr
+    assert (repo / ".m1nd" / "inbox.jsonl").is_file()
+    return env, repo
+
+
+def _hook_and_reports(root: Path, env: dict, repo: Path) -> dict:
+    """Exit code and human output of the post-checkout hook, doctor and each report format."""
+    from tests.conftest import run_script
+
+    out = {}
+    for name, args in (("hook", ["hook", "run", "post-checkout"]), ("doctor", ["doctor"]),
+                       ("report", ["report", "--to", str(root / "sink"), "--now", _NOW])):
+        done = run_script(*args, cwd=repo, env=env)
+        out[name] = (done.returncode, done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace"))
+    listed = run_script("report", "list", "--json", env=env)
+    runs = orjson.loads(listed.stdout)["reports"]
+    out["listed"] = (listed.returncode, len(runs))
+    for fmt in ("md", "html", "json"):
+        done = run_script("report", "render", runs[0]["run_id"], "--format", fmt, env=env)
+        out[fmt] = (done.returncode, done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace"))
+    for page in sorted((root / "sink").rglob("*")):
+        if page.is_file() and page.suffix in (".md", ".html", ".txt"):
+            out[f"sink {page.name}"] = (0, page.read_text(errors="replace"))
+    return out
+
+
+_BASELINE: dict = {}
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line=hostile_lines())
+def test_no_hostile_box_line_breaks_the_hook_or_a_report_in_any_format(tmp_path_factory, line):
+    if not _BASELINE:  # the same commands over the same home without the line, once
+        _BASELINE.update(_hook_and_reports(tmp_path_factory.mktemp("clean"), *_home_with_repo(tmp_path_factory.mktemp("c"))))
+    baseline = _BASELINE
+    root = tmp_path_factory.mktemp("hostile")
+    env, repo = _home_with_repo(root)
+    with open(repo / ".m1nd" / "inbox.jsonl", "ab") as fh:  # arrived by git: line 2 of the box
+        fh.write(line + b"\n")
+    got = _hook_and_reports(root, env, repo)
+    for name, (code, text) in got.items():
+        if name.startswith("sink") or name == "listed":
+            continue
+        assert code == baseline[name][0], (name, code, text[-2000:])
+        if name == "json":
+            assert "Traceback" not in text
+        else:
+            _assert_human(name, text)
+    for name, (_, text) in got.items():
+        if name.startswith("sink") and not name.endswith(".json"):
+            _assert_human(name, text)
+    if load(line) is None:
+        assert "repo-a: 1 malformed (line 2)" in got["doctor"][1], got["doctor"][1]
