@@ -402,3 +402,49 @@ def test_no_hostile_box_line_breaks_the_hook_or_a_report_in_any_format(tmp_path_
             _assert_human(name, text)
     if load(line) is None:
         assert "repo-a: 1 malformed (line 2)" in got["doctor"][1], got["doctor"][1]
+
+
+def _serve_routes(lid: str) -> list[str]:
+    return ["/", f"/letters/{lid}", "/cases", "/reports", "/nothing", "/api/health", "/api/mailbox?brain=repo-a",
+            "/api/mailbox?brain=medulla", f"/api/letters/{lid}", "/api/cases", "/api/doctor", "/api/reports",
+            "/api/inbox_sweep", "/api/nothing"]
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory):
+    """One real `m1nd serve` over a home with a real repository, for every example."""
+    sys.path.insert(0, str(Path(__file__).parent / "serve"))
+    from servekit import Server
+
+    root = tmp_path_factory.mktemp("served")
+    env, repo = _home_with_repo(root)
+    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
+    srv = Server(token=True, env=env)
+    auth = {"authorization": f"Bearer {srv.token}"}
+    base = srv.url.rstrip("/")
+    lid = letter_id(_PLAIN)
+    baseline = {path: httpx.get(base + path, headers=auth, timeout=60).status_code for path in _serve_routes(lid)}
+    assert baseline["/"] == 200 and baseline[f"/api/letters/{lid}"] == 200
+    yield srv, base, auth, repo, lid, baseline
+    assert srv.stop() == 0
+    assert "Traceback" not in srv.stderr(), srv.stderr()[-3000:]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line=hostile_lines())
+def test_no_hostile_box_line_breaks_a_serve_route_or_page(hostile_server, line):
+    srv, base, auth, repo, lid, baseline = hostile_server
+    with open(repo / ".m1nd" / "inbox.jsonl", "ab") as fh:  # the box grows by one hostile line
+        fh.write(line + b"\n")
+    for path in [*_serve_routes(lid), f"/letters/{letter_id(line)}", f"/api/letters/{letter_id(line)}"]:
+        response = httpx.get(base + path, headers=auth, timeout=60)
+        assert response.status_code < 500, (path, response.text[-2000:])
+        if path in baseline:
+            assert response.status_code == baseline[path], (path, response.status_code, response.text[-2000:])
+        if "json" not in response.headers.get("content-type", ""):
+            _assert_human(path, response.text)
+    assert "Traceback" not in srv.stderr() and "internal error" not in srv.stderr(), srv.stderr()[-3000:]
+    doctor = httpx.get(base + "/api/doctor", headers=auth, timeout=60).json()
+    if load(line) is None:
+        boxes = next(c for c in doctor["checks"] if c["name"] == "boxes")
+        assert "repo-a:" in boxes["message"] and "malformed" in boxes["message"], boxes
