@@ -448,3 +448,44 @@ def test_no_hostile_box_line_breaks_a_serve_route_or_page(hostile_server, line):
     if load(line) is None:
         boxes = next(c for c in doctor["checks"] if c["name"] == "boxes")
         assert "repo-a:" in boxes["message"] and "malformed" in boxes["message"], boxes
+
+
+# -- generated probes: `sentinels run` and `allow` never crash and never print raw controls --
+
+# Only harmless programs, with control, NUL and bidi characters (and spaces) woven in: a
+# generated probe may be allowed and run for real.
+_CONTROL_CHARS = "".join(map(chr, [*range(0, 32), 127, *range(0x80, 0xA0)])) + "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029 "
+_PROBES = st.builds(lambda program, noise, at: program[:at] + noise + program[at:],
+                    st.sampled_from(["true", "false", "echo hi", "pytest -q", "sh check.sh"]),
+                    st.text(alphabet=_CONTROL_CHARS, min_size=0, max_size=4), st.integers(0, 12))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(probe=_PROBES)
+def test_a_generated_probe_never_crashes_sentinels_or_reaches_the_terminal_raw(tmp_path_factory, probe):
+    from tests.conftest import run_script
+
+    root = tmp_path_factory.mktemp("probe")
+    env, repo = _home_with_repo(root)
+    w = orjson.dumps({"ts": "2026-05-01T09:00:00Z", "class": "bug", "kind": "false_absence", "repo": "repo-a",
+                      "tool": "seek", "what": "gone"})
+    r = orjson.dumps({"ts": "2026-05-02T09:00:00Z", "class": "triage", "repo": "repo-a", "what": "fixed",
+                      "answers": [letter_id(w)], "disposition": "fixed", "fingerprint": FP,
+                      "sentinel": {"probe": probe, "expect": "absent"}})
+    write_spool(root / "home" / "field-reports.jsonl", [w, r])
+    assert run_script("distribute", env=env).returncode == 0
+    controlled = _RAW.search(probe) is not None
+    for args in (["sentinels", "run"], ["sentinels", "allow", letter_id(r)], ["sentinels", "run"],
+                 ["sentinels", "run", "--json"]):
+        done = run_script(*args, cwd=repo, env=env)
+        text = done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace")
+        if args[1] == "allow":
+            # a probe holding a NUL, a control or a bidi character is refused at allow (exit 2)
+            assert done.returncode == (2 if controlled else 0), (probe, text)
+        else:
+            assert done.returncode in (0, 1), (args, done.returncode, text)
+        if "--json" in args:
+            assert "Traceback" not in text
+            orjson.loads(done.stdout)
+        else:
+            _assert_human(args, text)
