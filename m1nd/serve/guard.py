@@ -91,10 +91,12 @@ class Guard:
         head = scope["method"] == "HEAD"
         host = headers.get(b"host", b"").decode("latin-1").lower()
         if host not in self.allowed_hosts:
-            await _refuse(send, scope, 421, "misdirected", "misdirected request: this server answers only to its own address")
+            await _refuse(send, scope, 421, "misdirected",
+                          "misdirected request: this server answers only to its own address")
             return
         if scope["method"] not in ("GET", "HEAD"):
-            await _refuse(send, scope, 405, "method_not_allowed", "method not allowed: m1nd serve is read-only (GET, HEAD)",
+            await _refuse(send, scope, 405, "method_not_allowed",
+                          "method not allowed: m1nd serve is read-only (GET, HEAD)",
                           [(b"allow", b"GET, HEAD")])
             return
         set_cookie = None
@@ -115,8 +117,9 @@ class Guard:
                     return
 
         if self.remote and scope["path"] == ALWAYS_TOKEN:
-            await _refuse(send, scope, 403, "forbidden", "forbidden: /api/inbox_sweep carries held letters' text and is never "
-                          "served beyond this machine")
+            await _refuse(send, scope, 403, "forbidden",
+                          "forbidden: /api/inbox_sweep carries held letters' text and is never served "
+                          "beyond this machine")
             return
 
         async def send_secured(message) -> None:
