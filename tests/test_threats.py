@@ -219,6 +219,8 @@ def test_show_reveal_prints_a_held_letter_on_a_terminal(spool_path, tmp_path):
 
 
 def test_a_held_letter_never_reaches_a_report_an_alert_or_an_exec_sink(spool_path, tmp_path, monkeypatch):
+    # the letter is observed on the reports' clock, so the first report's period holds it
+    monkeypatch.setenv("M1ND_NOW", "2026-05-01T11:00:00Z")
     lid, needle = _held_letter(spool_path, tmp_path)
     captured = tmp_path / "sink-input"
     outputs = [run_cli("report", "alert", "--now", "2026-05-01T14:00:00Z", "--json").stdout]
@@ -382,7 +384,8 @@ _BASELINE: dict = {}
 @given(line=hostile_lines())
 def test_no_hostile_box_line_breaks_the_hook_or_a_report_in_any_format(tmp_path_factory, line):
     if not _BASELINE:  # the same commands over the same home without the line, once
-        _BASELINE.update(_hook_and_reports(tmp_path_factory.mktemp("clean"), *_home_with_repo(tmp_path_factory.mktemp("c"))))
+        clean = tmp_path_factory.mktemp("clean")
+        _BASELINE.update(_hook_and_reports(clean, *_home_with_repo(clean / "h")))
     baseline = _BASELINE
     root = tmp_path_factory.mktemp("hostile")
     env, repo = _home_with_repo(root)
@@ -454,7 +457,8 @@ def test_no_hostile_box_line_breaks_a_serve_route_or_page(hostile_server, line):
 
 # Only harmless programs, with control, NUL and bidi characters (and spaces) woven in: a
 # generated probe may be allowed and run for real.
-_CONTROL_CHARS = "".join(map(chr, [*range(0, 32), 127, *range(0x80, 0xA0)])) + "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029 "
+_CONTROL_CHARS = "".join(map(chr, [*range(0, 32), 127, *range(0x80, 0xA0), 0x61C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                                    *range(0x2066, 0x206A), 0x2028, 0x2029, 0x20]))
 _PROBES = st.builds(lambda program, noise, at: program[:at] + noise + program[at:],
                     st.sampled_from(["true", "false", "echo hi", "pytest -q", "sh check.sh"]),
                     st.text(alphabet=_CONTROL_CHARS, min_size=0, max_size=4), st.integers(0, 12))
