@@ -219,6 +219,8 @@ def test_show_reveal_prints_a_held_letter_on_a_terminal(spool_path, tmp_path):
 
 
 def test_a_held_letter_never_reaches_a_report_an_alert_or_an_exec_sink(spool_path, tmp_path, monkeypatch):
+    # the letter is observed on the reports' clock, so the first report's period holds it
+    monkeypatch.setenv("M1ND_NOW", "2026-05-01T11:00:00Z")
     lid, needle = _held_letter(spool_path, tmp_path)
     captured = tmp_path / "sink-input"
     outputs = [run_cli("report", "alert", "--now", "2026-05-01T14:00:00Z", "--json").stdout]
@@ -315,3 +317,181 @@ def test_a_home_whose_path_is_not_utf8_is_one_clear_error_naming_it(tmp_path):
         done = run_script(*args, env=env)
         assert done.returncode == 1, (args, done.stderr)
         assert done.stderr.count(b"\n") == 1 and b"not a UTF-8 path" in done.stderr and b"h\\xff" in done.stderr
+
+
+# -- the same hostile lines over the hooks, every report format and every serve route --
+
+import re  # noqa: E402
+import sys  # noqa: E402
+
+import httpx  # noqa: E402
+
+# every character a terminal or a reader could be fooled by: C0 but tab/newline, DEL, C1, bidi, line separators
+_RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_PLAIN = orjson.dumps({"ts": "2026-05-01T10:00:00Z", "class": "bug", "repo": "repo-a", "what": "plain letter"})
+_NOW = "2026-05-01T22:00:00Z"
+
+
+def _assert_human(where, text: str) -> None:
+    assert "Traceback" not in text and "internal error" not in text, (where, text[-2000:])
+    found = _RAW.search(text)
+    assert found is None, (where, repr(text[max(0, found.start() - 40):found.end() + 40]))
+
+
+def _home_with_repo(root: Path) -> tuple[dict, Path]:
+    """A home whose roster holds one real git repository with one letter committed in its box."""
+    env = dict(os.environ, M1ND_HOME=str(root / "home"), HOME=str(root))
+    repo = root / "src" / "repo-a"
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=agent-a", "-c", "user.email=a@example.invalid",
+                    "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+    from tests.conftest import run_script
+
+    assert run_script("roster", "add", str(repo), env=env).returncode == 0
+    write_spool(root / "home" / "field-reports.jsonl", [_PLAIN])
+    done = run_script("distribute", env=env)
+    assert done.returncode == 0, done.stderr
+    assert (repo / ".m1nd" / "inbox.jsonl").is_file()
+    return env, repo
+
+
+def _hook_and_reports(root: Path, env: dict, repo: Path) -> dict:
+    """Exit code and human output of the post-checkout hook, doctor and each report format."""
+    from tests.conftest import run_script
+
+    out = {}
+    for name, args in (("hook", ["hook", "run", "post-checkout"]), ("doctor", ["doctor"]),
+                       ("json inbox", ["--inbox-sweep", "--no-distribute"]), ("sweep", ["sweep"]),
+                       ("report", ["report", "--to", str(root / "sink"), "--now", _NOW])):
+        done = run_script(*args, cwd=repo, env=env)
+        out[name] = (done.returncode, done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace"))
+    listed = run_script("report", "list", "--json", env=env)
+    runs = orjson.loads(listed.stdout)["reports"]
+    out["listed"] = (listed.returncode, len(runs))
+    for fmt in ("md", "html", "json"):
+        done = run_script("report", "render", runs[0]["run_id"], "--format", fmt, env=env)
+        out[fmt] = (done.returncode, done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace"))
+    for page in sorted((root / "sink").rglob("*")):
+        if page.is_file() and page.suffix in (".md", ".html", ".txt"):
+            out[f"sink {page.name}"] = (0, page.read_text(errors="replace"))
+    return out
+
+
+_BASELINE: dict = {}
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line=hostile_lines())
+def test_no_hostile_box_line_breaks_the_hook_or_a_report_in_any_format(tmp_path_factory, line):
+    if not _BASELINE:  # the same commands over the same home without the line, once
+        clean = tmp_path_factory.mktemp("clean")
+        _BASELINE.update(_hook_and_reports(clean, *_home_with_repo(clean / "h")))
+    baseline = _BASELINE
+    assert all(baseline[name][0] == 0 for name in ("hook", "json inbox", "sweep", "report", "md", "html", "json"))
+    root = tmp_path_factory.mktemp("hostile")
+    env, repo = _home_with_repo(root)
+    with open(repo / ".m1nd" / "inbox.jsonl", "ab") as fh:  # arrived by git: line 2 of the box
+        fh.write(line + b"\n")
+    got = _hook_and_reports(root, env, repo)
+    for name, (code, text) in got.items():
+        if name.startswith("sink") or name == "listed":
+            continue
+        assert code == baseline[name][0], (name, code, text[-2000:])
+        if name.startswith("json"):
+            assert "Traceback" not in text
+        else:
+            _assert_human(name, text)
+    for name, (_, text) in got.items():
+        if name.startswith("sink") and not name.endswith(".json"):
+            _assert_human(name, text)
+    if load(line) is None:
+        assert "repo-a: 1 malformed (line 2)" in got["doctor"][1], got["doctor"][1]
+
+
+def _serve_routes(lid: str) -> list[str]:
+    return ["/", f"/letters/{lid}", "/cases", "/reports", "/nothing", "/api/health", "/api/mailbox?brain=repo-a",
+            "/api/mailbox?brain=medulla", f"/api/letters/{lid}", "/api/cases", "/api/doctor", "/api/reports",
+            "/api/inbox_sweep", "/api/nothing"]
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory):
+    """One real `m1nd serve` over a home with a real repository, for every example."""
+    sys.path.insert(0, str(Path(__file__).parent / "serve"))
+    from servekit import Server
+
+    root = tmp_path_factory.mktemp("served")
+    env, repo = _home_with_repo(root)
+    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
+    srv = Server(token=True, env=env)
+    auth = {"authorization": f"Bearer {srv.token}"}
+    base = srv.url.rstrip("/")
+    lid = letter_id(_PLAIN)
+    baseline = {path: httpx.get(base + path, headers=auth, timeout=60).status_code for path in _serve_routes(lid)}
+    assert baseline["/"] == 200 and baseline[f"/api/letters/{lid}"] == 200
+    yield srv, base, auth, repo, lid, baseline
+    assert srv.stop() == 0
+    assert "Traceback" not in srv.stderr(), srv.stderr()[-3000:]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line=hostile_lines())
+def test_no_hostile_box_line_breaks_a_serve_route_or_page(hostile_server, line):
+    srv, base, auth, repo, lid, baseline = hostile_server
+    with open(repo / ".m1nd" / "inbox.jsonl", "ab") as fh:  # the box grows by one hostile line
+        fh.write(line + b"\n")
+    for path in [*_serve_routes(lid), f"/letters/{letter_id(line)}", f"/api/letters/{letter_id(line)}"]:
+        response = httpx.get(base + path, headers=auth, timeout=60)
+        assert response.status_code < 500, (path, response.text[-2000:])
+        if path in baseline:
+            assert response.status_code == baseline[path], (path, response.status_code, response.text[-2000:])
+        if "json" not in response.headers.get("content-type", ""):
+            _assert_human(path, response.text)
+    assert "Traceback" not in srv.stderr() and "internal error" not in srv.stderr(), srv.stderr()[-3000:]
+    doctor = httpx.get(base + "/api/doctor", headers=auth, timeout=60).json()
+    if load(line) is None:
+        boxes = next(c for c in doctor["checks"] if c["name"] == "boxes")
+        assert "repo-a:" in boxes["message"] and "malformed" in boxes["message"], boxes
+
+
+# -- generated probes: `sentinels run` and `allow` never crash and never print raw controls --
+
+# Only harmless programs, with control, NUL and bidi characters (and spaces) woven in: a
+# generated probe may be allowed and run for real.
+_CONTROL_CHARS = "".join(map(chr, [*range(0, 32), 127, *range(0x80, 0xA0), 0x61C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                                    *range(0x2066, 0x206A), 0x2028, 0x2029, 0x20]))
+_PROBES = st.builds(lambda program, noise, at: program[:at] + noise + program[at:],
+                    st.sampled_from(["true", "false", "echo hi", "pytest -q", "sh check.sh"]),
+                    st.text(alphabet=_CONTROL_CHARS, min_size=0, max_size=4), st.integers(0, 12))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(probe=_PROBES)
+def test_a_generated_probe_never_crashes_sentinels_or_reaches_the_terminal_raw(tmp_path_factory, probe):
+    from tests.conftest import run_script
+
+    root = tmp_path_factory.mktemp("probe")
+    env, repo = _home_with_repo(root)
+    w = orjson.dumps({"ts": "2026-05-01T09:00:00Z", "class": "bug", "kind": "false_absence", "repo": "repo-a",
+                      "tool": "seek", "what": "gone"})
+    r = orjson.dumps({"ts": "2026-05-02T09:00:00Z", "class": "triage", "repo": "repo-a", "what": "fixed",
+                      "answers": [letter_id(w)], "disposition": "fixed", "fingerprint": FP,
+                      "sentinel": {"probe": probe, "expect": "absent"}})
+    write_spool(root / "home" / "field-reports.jsonl", [w, r])
+    assert run_script("distribute", env=env).returncode == 0
+    controlled = _RAW.search(probe) is not None
+    for args in (["sentinels", "run"], ["sentinels", "allow", letter_id(r)], ["sentinels", "run"],
+                 ["sentinels", "run", "--json"]):
+        done = run_script(*args, cwd=repo, env=env)
+        text = done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace")
+        if args[1] == "allow":
+            # a probe holding a NUL, a control or a bidi character is refused at allow (exit 2)
+            assert done.returncode == (2 if controlled else 0), (probe, text)
+        else:
+            assert done.returncode in (0, 1), (args, done.returncode, text)
+        if "--json" in args:
+            assert "Traceback" not in text
+            orjson.loads(done.stdout)
+        else:
+            _assert_human(args, text)

@@ -13,6 +13,8 @@ import hmac
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qsl, quote, urlencode
 
+from m1nd import jsonout
+
 STRICT_CSP = (
     "default-src 'none'; img-src 'self' data:; form-action 'self'; "
     "base-uri 'none'; frame-ancestors 'none'"
@@ -33,6 +35,21 @@ def cookie_name(port: int) -> str:
 async def _plain(send, status: int, text: str, extra: list[tuple[bytes, bytes]] = (), head=False) -> None:
     body = (text + "\n").encode()
     headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
+               *extra, *_ALWAYS, (b"content-security-policy", STRICT_CSP.encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": b"" if head else body})
+
+
+async def _refuse(send, scope, status: int, code: str, text: str,
+                  extra: list[tuple[bytes, bytes]] = ()) -> None:
+    """A refusal before any route: on `/api/` routes the JSON error document
+    `{"error": {"code": …, "message": …}}` (serve.md §1), on pages one plain line."""
+    head = scope["method"] == "HEAD"
+    if not scope["path"].startswith("/api/"):
+        await _plain(send, status, text, extra, head=head)
+        return
+    body = jsonout.dumps({"error": {"code": code, "message": text}})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                *extra, *_ALWAYS, (b"content-security-policy", STRICT_CSP.encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": b"" if head else body})
@@ -74,19 +91,21 @@ class Guard:
         head = scope["method"] == "HEAD"
         host = headers.get(b"host", b"").decode("latin-1").lower()
         if host not in self.allowed_hosts:
-            await _plain(send, 421, "misdirected request: this server answers only to its own address", head=head)
+            await _refuse(send, scope, 421, "misdirected",
+                          "misdirected request: this server answers only to its own address")
             return
         if scope["method"] not in ("GET", "HEAD"):
-            await _plain(send, 405, "method not allowed: m1nd serve is read-only (GET, HEAD)",
-                         [(b"allow", b"GET, HEAD")], head=head)
+            await _refuse(send, scope, 405, "method_not_allowed",
+                          "method not allowed: m1nd serve is read-only (GET, HEAD)",
+                          [(b"allow", b"GET, HEAD")])
             return
         set_cookie = None
         if self.token is not None and (self.required or scope["path"] == ALWAYS_TOKEN):
             scope, verdict = self._authorize(scope, headers)
             if verdict == "denied":
-                await _plain(send, 401, "unauthorized: send the token printed at start "
-                             "(Authorization: Bearer TOKEN, or ?token=TOKEN once)",
-                             [(b"www-authenticate", b'Bearer realm="m1nd"')], head=head)
+                await _refuse(send, scope, 401, "unauthorized", "unauthorized: send the token printed at start "
+                              "(Authorization: Bearer TOKEN, or ?token=TOKEN once)",
+                              [(b"www-authenticate", b'Bearer realm="m1nd"')])
                 return
             if verdict == "query":
                 set_cookie = (f"{self.cookie}={self.token.decode()}; HttpOnly; SameSite=Strict; Path=/").encode()
@@ -98,8 +117,9 @@ class Guard:
                     return
 
         if self.remote and scope["path"] == ALWAYS_TOKEN:
-            await _plain(send, 403, "forbidden: /api/inbox_sweep carries held letters' text and is never served "
-                         "beyond this machine", head=head)
+            await _refuse(send, scope, 403, "forbidden",
+                          "forbidden: /api/inbox_sweep carries held letters' text and is never served "
+                          "beyond this machine")
             return
 
         async def send_secured(message) -> None:

@@ -114,3 +114,40 @@ def test_a_held_letter_shows_as_held_on_every_page_and_route(mailbox):
         assert lid in raw(srv, b"/letters/" + lid, auth)[1]
     finally:
         assert srv.stop() == 0
+
+
+def _json_error(response: bytes) -> dict:
+    import json
+
+    head, body = response.split(b"\r\n\r\n", 1)
+    assert b"content-type: application/json" in head.lower(), head
+    doc = json.loads(body)
+    assert set(doc) == {"error"} and set(doc["error"]) == {"code", "message"}, doc
+    return doc["error"]
+
+
+def test_refusals_on_api_routes_are_the_json_error_document(tokened):
+    auth = b"Authorization: Bearer %s\r\n" % tokened.token.encode()
+    wrong = tokened.token[:-1] + ("A" if tokened.token[-1] != "A" else "B")
+    for target, headers in ((b"/api/health", b""), (b"/api/mailbox?brain=medulla", b""),
+                            (b"/api/health", b"Authorization: Bearer %s\r\n" % wrong.encode()),
+                            (b"/api/cases?token=" + wrong.encode(), b"")):
+        status, response = raw(tokened, target, headers)
+        assert status == 401, target
+        assert _json_error(response)["code"] == "unauthorized"
+    with socket.create_connection(("127.0.0.1", tokened.port), timeout=30) as sock:
+        sock.sendall(b"POST /api/health HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % tokened.port + auth
+                     + b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    assert data.startswith(b"HTTP/1.1 405") and _json_error(data)["code"] == "method_not_allowed"
+    with socket.create_connection(("127.0.0.1", tokened.port), timeout=30) as sock:
+        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: evil.example\r\n" + auth + b"Connection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    assert data.startswith(b"HTTP/1.1 421") and _json_error(data)["code"] == "misdirected"
+    # a page keeps its one plain line
+    status, response = raw(tokened, b"/")
+    assert status == 401 and b"text/plain" in response.split(b"\r\n\r\n", 1)[0]
