@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import HERE, PY, Bench, measure, median_of  # noqa: E402
@@ -45,14 +46,15 @@ def main() -> None:
     server = subprocess.Popen(b.m1nd("serve", "--port", "0"), env=b.env, cwd=workdir,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        url = server.stdout.readline().decode().strip()
-        host, port = url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
-        con = http.client.HTTPConnection(host, int(port), timeout=3600)
+        # the printed URL carries the token (every request needs it, loopback too)
+        url = urllib.parse.urlsplit(server.stdout.readline().decode().strip())
+        token = urllib.parse.parse_qs(url.query).get("token", [""])[0]
+        con = http.client.HTTPConnection(url.hostname, url.port, timeout=3600)
         path = "/api/mailbox?brain=repo-000"
 
         def get() -> tuple[float, int]:
             started = time.perf_counter()
-            con.request("GET", path)
+            con.request("GET", path, headers={"Authorization": f"Bearer {token}"})
             response = con.getresponse()
             body = response.read()
             if response.status != 200:
