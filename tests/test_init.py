@@ -111,6 +111,20 @@ def test_a_path_inside_the_work_tree_uses_its_top_level(cli, repo):
     assert f"git -C {repo}" in cli("init", cwd=sub).stdout
 
 
+def test_init_in_a_directory_whose_name_ends_in_a_newline_consents_that_directory(cli, make_repo, m1nd_home, spool_path):
+    odd = make_repo("repo-a\n")
+    result = cli("init", cwd=odd)
+    assert result.code == 0, result.stderr
+    roster = orjson.loads((m1nd_home / "roster.json").read_bytes())
+    assert roster["roots"] == [str(odd)]
+    assert (odd / ".m1nd" / ".gitignore").read_bytes() == COMMITTED_GITIGNORE
+    assert not (odd.parent / "repo-a").exists()  # nothing made beside it under the name without the newline
+    spool_path.parent.mkdir(parents=True, exist_ok=True)
+    spool_path.write_bytes(b'{"what": "a letter", "repo": "repo-a\\n"}\n')
+    assert cli("distribute").code == 0
+    assert (odd / ".m1nd" / "inbox.jsonl").read_bytes().count(b"a letter") == 1
+
+
 def test_init_refuses_outside_a_work_tree(cli, tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()

@@ -75,8 +75,11 @@ def git(args: list[str], cwd: str, index_file: str | None = None) -> GitResult:
         raise M1ndError("git is not installed (or not on PATH)") from None
     except NotADirectoryError:
         raise M1ndError(f"not a directory: {cwd}") from None
-    decode = lambda b: b.decode("utf-8", "surrogateescape").rstrip("\n")  # noqa: E731
-    return GitResult(done.returncode, decode(done.stdout), decode(done.stderr))
+    # Exactly git's one closing newline comes off stdout: a path git prints may itself end
+    # in a newline (a directory named "repo-a\n").
+    out = done.stdout[:-1] if done.stdout.endswith(b"\n") else done.stdout
+    return GitResult(done.returncode, out.decode("utf-8", "surrogateescape"),
+                     done.stderr.decode("utf-8", "surrogateescape").rstrip("\n"))
 
 
 def first_line(text: str) -> str:
