@@ -15,6 +15,9 @@ EXIT_NOT_FOUND = 3
 
 class M1ndError(Exception):
     exit_code = EXIT_FAILURE
+    # An error whose message m1nd composed over several lines (a configuration snippet to
+    # copy) keeps its newlines on a terminal; every other message is one line.
+    multiline = False
 
     def __init__(self, message: str, exit_code: int | None = None) -> None:
         super().__init__(message)

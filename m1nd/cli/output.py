@@ -160,15 +160,17 @@ def warn(message: str) -> None:
     sys.stderr.write(f"m1nd: warning: {safe(message)}\n")
 
 
-def error_line(message: str) -> None:
-    sys.stderr.write(f"m1nd: error: {safe(message)}\n")
+def error_line(message: str, keep_lines: bool = False) -> None:
+    """One error line; `keep_lines` for a message m1nd composed over several lines (its
+    newlines kept, every control character still escaped)."""
+    sys.stderr.write(f"m1nd: error: {safe_lines(message) if keep_lines else safe(message)}\n")
 
 
 def error(exc: M1ndError, as_json: bool) -> None:
     if as_json:
         emit_json({"error": {"code": exc.exit_code, "message": exc.message}})
     else:
-        error_line(exc.message)
+        error_line(exc.message, keep_lines=exc.multiline)
 
 
 class Progress:

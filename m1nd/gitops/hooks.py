@@ -197,7 +197,7 @@ def manager_lines() -> str:
 
 
 class HooksPathRefused(M1ndError):
-    pass
+    multiline = True  # it carries the snippet for the hook manager's configuration
 
 
 @dataclass(frozen=True)
