@@ -491,7 +491,10 @@ def test_kill_9_at_many_points_of_a_large_distribution_then_a_rerun_files_every_
                 assert line is tail or line.start in torn[label], f"{label}: a fragment no kill tore"
             if tail is not None:  # torn by this kill, or by an earlier one and not yet repaired
                 torn[label].add(tail.start)
-    assert killed >= len(windows) - 2, "most runs should have been killed before they finished"
+    # The last three windows lie near or past the end of a clean run, and a run after a
+    # kill has less left to do (the filing also records the coverage ledger after it), so
+    # they may finish first; every earlier one must be a kill in the middle of the run.
+    assert killed >= len(windows) - 3, "most runs should have been killed before they finished"
     assert file_hash(w.spool) == spool_hash, "distribution wrote to the spool"
 
     # The re-run completes: every letter once; each fragment is one line, torn by a kill.
