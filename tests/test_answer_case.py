@@ -8,8 +8,10 @@ import orjson
 from conftest import run_cli
 
 
-def test_answer_with_a_fingerprint_case_id_and_sentinel_makes_a_guarded_case(spool_path):
-    first = run_cli("write", "--brain", "medulla", "--tool", "north", "--kind", "false_absence", "--what", "empty").stdout.strip()
+def test_answer_with_a_fingerprint_case_id_and_sentinel_makes_a_guarded_case(spool_path, make_repo):
+    # a probe runs in its repository's work tree (probes in the medulla box never run)
+    repo = make_repo("repo-a")
+    first = run_cli("write", "--repo", str(repo), "--tool", "north", "--kind", "false_absence", "--what", "empty").stdout.strip()
     receipt = run_cli("answer", first[:6], "--what", "fixed: north reads the live store", "--disposition", "fixed",
                       "--fingerprint", "fp:north/false_absence", "--case-id", "north-empty",
                       "--sentinel", "test ! -e ghost-node.txt")
@@ -19,10 +21,12 @@ def test_answer_with_a_fingerprint_case_id_and_sentinel_makes_a_guarded_case(spo
     assert (letter["fingerprint"], letter["case_id"], letter["sentinel"]) == (
         "fp:north/false_absence", "north-empty", {"probe": "test ! -e ghost-node.txt", "expect": "absent"})
     assert list(letter)[-4:] == ["disposition", "fingerprint", "case_id", "sentinel"]
-    assert run_cli("distribute").code == 0
-    assert run_cli("sentinels", "allow", receipt.stdout.strip()).code == 0
-    assert run_cli("sentinels", "run").code == 0
-    case = run_cli("cases", "--json").json["fingerprints"][0]["case"]
+    assert run_cli("distribute", "--root", str(repo)).code == 0
+    allowed = run_cli("sentinels", "allow", receipt.stdout.strip(), "--root", str(repo))
+    assert allowed.code == 0, allowed.stderr
+    ran = run_cli("sentinels", "run", "--root", str(repo))
+    assert ran.code == 0, ran.stdout + ran.stderr
+    case = run_cli("cases", "--json", "--root", str(repo)).json["fingerprints"][0]["case"]
     assert case["receipt"] == receipt.stdout.strip() and case["disposition"] == "fixed" and case["sentinel"] == "green"
 
 
