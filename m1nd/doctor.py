@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from m1nd.boxes import Refused, read_box
+from m1nd.checks import ERROR, OK, WARN, Check  # noqa: F401 (doctor's callers import them from here)
 from m1nd.distribute import distribute
 from m1nd.errors import M1ndError
 from m1nd.letters import FileRead, read_file
@@ -20,21 +21,9 @@ from m1nd.words import plural
 from m1nd.sweep import MISDELIVERY
 
 SCHEMA = "m1nd-doctor-v0"
-OK, WARN, ERROR = "ok", "warn", "error"
 CONFLICT_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ")
 _DAY = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _EPOCH = date(1970, 1, 1)
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: str
-    message: str
-    fix: str = ""
-
-    def as_json(self) -> dict:
-        return {"name": self.name, "status": self.status, "message": self.message, "fix": self.fix}
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ def ids_check(run: Run):
 
 def ids_check_of(shared: dict[str, list[str]]):
     """The check from {id: [where each different line with it first appears]}."""
-    from m1nd.doctor import OK, WARN, Check
+    from m1nd.checks import OK, WARN, Check
 
     if not shared:
         return Check("ids", OK, "no two different letters share an id")

@@ -10,7 +10,7 @@ def cases_check(run: Run):
     from m1nd.cases.escalation import overlay_of
     from m1nd.cases.overlay import GUARDED, OPEN, RED
     from m1nd.cases.source import open_cases
-    from m1nd.doctor import ERROR, OK, WARN, Check
+    from m1nd.checks import ERROR, OK, WARN, Check
     from m1nd.errors import M1ndError
     from m1nd.words import plural
 

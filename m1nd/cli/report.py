@@ -350,7 +350,7 @@ def render_cmd(
     """Render a frozen report (checked against its digests) as Markdown, HTML or JSON."""
     from m1nd.errors import M1ndError, NotFound, UsageError
     from m1nd.paths import resolve_paths
-    from m1nd.reports import render, store
+    from m1nd.reports import formats, store
 
     o = _opts(ctx, home=home)
     with reporting(False):
@@ -360,7 +360,7 @@ def render_cmd(
         frozen = store.load_frozen(paths, _run_id(run_id))
         if frozen is None:
             raise NotFound(f"no frozen report {run_id}")
-        data = render.render(frozen, fmt)
+        data = formats.render(frozen, fmt)
         if out:
             from m1nd.fsutil import atomic_write
             from m1nd.paths import absolute

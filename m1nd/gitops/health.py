@@ -20,7 +20,7 @@ OK, WARN = "ok", "warn"
 
 
 def _check(name: str, status: str, message: str, fix: str = ""):
-    from m1nd.doctor import Check
+    from m1nd.checks import Check
 
     return Check(name, status, message, fix)
 

@@ -24,14 +24,11 @@ from m1nd.fsutil import atomic_write
 from m1nd.gitops import gitcmd, managers
 from m1nd.gitops.hookrun import STAGE_HOOK, SYNC_HOOKS
 from m1nd.gitops.managers import Manager
+from m1nd.gitops.shimfile import CHAINED_SUFFIX, MARKER, OLD_CHAIN_SUFFIX, SHIM_VERSION, shim_version  # noqa: F401
 
-SHIM_VERSION = 3  # 2: runs python -P (never imports an m1nd/ from the work tree); 3: chains <hook>.m1nd-chained
 TEMPLATE_NAME = "shim.sh"
-MARKER = re.compile(rb"^# m1nd-hook-shim (\d+)\s*$", re.M)
 PYTHON_LINE = re.compile(rb"^INSTALL_PYTHON=(.*)$", re.M)
 ALL_HOOKS = SYNC_HOOKS + (STAGE_HOOK,)
-CHAINED_SUFFIX = ".m1nd-chained"
-OLD_CHAIN_SUFFIX = ".legacy"  # what shims before v3 chained
 LEGACY_SUFFIX = CHAINED_SUFFIX  # the name earlier callers used
 DETECT_HOOKS = ("pre-commit", "post-checkout", "post-merge", "post-rewrite", "commit-msg", "pre-push",
                 "prepare-commit-msg", "post-commit")
@@ -62,14 +59,6 @@ def _peek(path: str) -> bytes | None:
         return None
     except OSError:
         return b""
-
-
-def shim_version(data: bytes | None) -> int | None:
-    """The shim version of a hook's bytes, or None when it is not an m1nd shim."""
-    if not data:
-        return None
-    m = MARKER.search(data)
-    return int(m.group(1)) if m else None
 
 
 def recorded_python(data: bytes) -> str | None:

@@ -76,7 +76,7 @@ def marker_of(data: bytes) -> str | None:
 
 def detect(top: str, hooks_dir: str, hooks_path: str | None, hook_names: tuple[str, ...]) -> Manager | None:
     """The hook manager that owns this repository's hooks, or None."""
-    from m1nd.gitops.hooks import CHAINED_SUFFIX, OLD_CHAIN_SUFFIX, shim_version
+    from m1nd.gitops.shimfile import CHAINED_SUFFIX, OLD_CHAIN_SUFFIX, shim_version
 
     name, evidence = None, ""
     for hook in hook_names:

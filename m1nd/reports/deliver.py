@@ -24,7 +24,7 @@ from m1nd.fsutil import atomic_write
 from m1nd.paths import Paths, absolute, ensure_dir
 from m1nd.reports import store
 from m1nd.reports.faults import crash
-from m1nd.reports.render import artifacts
+from m1nd.reports.formats import artifacts
 
 DEFAULT_TIMEOUT = 60.0
 

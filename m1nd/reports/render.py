@@ -192,19 +192,3 @@ def json_doc(frozen: store.Frozen) -> bytes:
         "next_action": next_action(head),
     }
     return jsonout.dumps(doc)
-
-
-def artifacts(frozen: store.Frozen) -> dict[str, bytes]:
-    from m1nd.reports.html import page
-
-    text = markdown(frozen)
-    return {
-        f"{frozen.run_id}.md": text,
-        f"{frozen.run_id}.html": page(frozen, store.sha256(text)),
-        f"{frozen.run_id}.json": json_doc(frozen),
-    }
-
-
-def render(frozen: store.Frozen, fmt: str) -> bytes:
-    files = artifacts(frozen)
-    return files[f"{frozen.run_id}.{fmt}"]

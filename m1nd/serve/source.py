@@ -300,7 +300,7 @@ class Mailbox:
     def report_html(self, run_id: str) -> bytes:
         """A delivered report's HTML: the frozen run rendered, checked against its
         digests, the same bytes its directory sink stored."""
-        from m1nd.reports import render, store
+        from m1nd.reports import formats, store
         from m1nd.reports.freeze import is_run_id
 
         if not is_run_id(run_id) or not any(r["run_id"] == run_id for r in self.delivered()):
@@ -308,7 +308,7 @@ class Mailbox:
         frozen = store.load_frozen(self._paths(), run_id)
         if frozen is None:
             raise NotFound(f"no delivered report {run_id}")
-        return render.render(frozen, "html")
+        return formats.render(frozen, "html")
 
     # pages -------------------------------------------------------------------
 
