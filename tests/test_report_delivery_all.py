@@ -92,3 +92,23 @@ def test_a_sink_is_tried_max_attempts_times_then_the_report_is_failed_until_retr
     retried = cli("report", "deliver", "--retry", run_id, "--to", "exec:cat >/dev/null", "--now", "2026-05-01T03:15:00Z")
     assert retried.code == 0, retried.stderr
     assert cli("report", "status", "--json").json["profiles"]["night"]["outbox"] == []
+
+
+def test_a_report_failed_past_max_attempts_shows_in_the_next_reports_status_section(cli, spool_path, m1nd_home, tmp_path):
+    night_profile(m1nd_home, "max_attempts = 1\n")
+    write_spool(spool_path, [letter("one")])
+    cli("report", "alert", "--now", "2026-05-01T01:00:00Z")
+    failing = cli("report", "--json", "--to", "exec:exit 1", "--now", "2026-05-01T03:00:00Z")
+    assert failing.code == 1
+    failed = failing.json["prepared"]["run_id"]
+    write_spool(spool_path, [letter("two")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")
+    out = tmp_path / "out"
+    nxt = cli("report", "--json", "--to", str(out), "--now", "2026-05-02T03:00:00Z")
+    assert nxt.code == 0, nxt.stderr
+    run_id = nxt.json["prepared"]["run_id"]
+    text = (out / f"{run_id}.md").read_text()
+    status = text[text.index("## Status"):]
+    assert f"Delivery failed: {failed}" in status and f"--retry RUN_ID" in status
+    doc = (out / f"{run_id}.json").read_text()
+    assert f'"failed_deliveries": [\n    "{failed}"\n  ]' in doc

@@ -272,7 +272,7 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
     """Each profile's cursor, next boundary, outbox and last receipts."""
     from m1nd.clock import stamp
     from m1nd.paths import resolve_paths
-    from m1nd.reports import calendar, store
+    from m1nd.reports import calendar, store, updates
     from m1nd.reports.profiles import load_profiles
 
     o = _opts(ctx, now=now, json=json_out, home=home)
@@ -289,6 +289,7 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
                 "outbox": list(state.outbox),
                 "enabled": prof.enabled,
                 "failed": state.failed(prof.max_attempts),
+                **updates.status(state, prof),
                 "receipts": [{k: r[k] for k in ("run_id", "sink", "digest", "verified")} for r in state.receipts[-10:]],
             }
     if o.get("json"):
@@ -298,7 +299,10 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
         output.emit_text(f"{name}: cursor {p['cursor'] or 'none yet'}, next boundary {p['next_boundary']}, "
                          f"outbox {len(p['outbox'])}, receipts {len(p['receipts'])}"
                          + ("" if p["enabled"] else ", off (enabled = false)")
-                         + (f", failed {', '.join(p['failed'])} (m1nd report deliver --retry RUN_ID)" if p["failed"] else ""))
+                         + (f", failed {', '.join(p['failed'])} (m1nd report deliver --retry RUN_ID)" if p["failed"] else "")
+                         + f", last update {p['last_update'] or 'none yet'}"
+                         + (f" (cooldown until {p['cooldown_until']})" if p["cooldown_until"] and
+                            p["cooldown_until"] > stamp(moment) else f" (cooldown {p['cooldown_minutes']} min)"))
 
 
 @app.command("list")

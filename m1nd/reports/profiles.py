@@ -28,8 +28,9 @@ PRESETS = {
     "daily": (("day",), ("FREQ=DAILY;BYHOUR=9;BYMINUTE=0",)),
     "weekly": (("week",), ("FREQ=WEEKLY;BYDAY=FR;BYHOUR=18;BYMINUTE=0",)),
 }
-PROFILE_KEYS = {"rrules", "timezone", "boxes", "aliases", "alert_classes", "sink", "enabled", "max_attempts"}
+PROFILE_KEYS = {"rrules", "timezone", "boxes", "aliases", "alert_classes", "sink", "enabled", "max_attempts", "cooldown"}
 DEFAULT_MAX_ATTEMPTS = 5
+DEFAULT_COOLDOWN = 60  # minutes between two exception updates
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Profile:
     sink: str | None = None
     enabled: bool = True  # false: nothing generated or delivered, the cursor kept
     max_attempts: int = DEFAULT_MAX_ATTEMPTS  # tries per report and sink before it is marked failed
+    cooldown: int = DEFAULT_COOLDOWN  # minutes: a burst of triggers makes one update
 
     @property
     def zone(self):
@@ -125,7 +127,10 @@ def _user_profile(name: str, table, paths: Paths) -> Profile:
     attempts = table.get("max_attempts", DEFAULT_MAX_ATTEMPTS)
     if type(attempts) is not int or not 1 <= attempts <= 1000:
         raise UsageError(f"{where}: max_attempts must be a whole number from 1 to 1000")
-    return Profile(name, aliases, rules, zone, boxes, alert, sink, enabled, attempts)
+    cooldown = table.get("cooldown", DEFAULT_COOLDOWN)
+    if type(cooldown) is not int or not 0 <= cooldown <= 10080:
+        raise UsageError(f"{where}: cooldown must be a whole number of minutes from 0 to 10080")
+    return Profile(name, aliases, rules, zone, boxes, alert, sink, enabled, attempts, cooldown)
 
 
 def load_profiles(paths: Paths) -> dict[str, Profile]:

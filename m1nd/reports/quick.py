@@ -57,6 +57,10 @@ def nothing_due(args: list[str]) -> bool:
         end = calendar.latest_at_or_before(now, profile.rules, profile.zone)
         if end is None or state.cursor is None or stamp(end) > state.cursor:
             return False
+        from m1nd.reports import updates
+
+        if not profile.enabled or updates.wanted(paths, state, profile, now):  # off says so; the ledger grew
+            return False
         following = calendar.next_after(now, profile.rules, profile.zone)
         nb = stamp(following) if following else None
     except Exception:  # the ordinary path reports it properly
