@@ -79,11 +79,24 @@ def report(
             raise UsageError("--until needs --since (a manual report)")
         moment = _now(now)
         start, end = _time(since, "--since"), _time(until, "--until")
-        run, prof = _setup(home, spool, roots, profile)
-        outcome = run_report(run, prof, moment, to, start, end)
+        run = open_run(home, spool, roots)
+        from m1nd.reports.profiles import find_profile, to_run
+
+        # a manual window is one report, of the named or the default profile
+        chosen = [find_profile(run.paths, profile)] if start is not None else to_run(run.paths, profile)
+        outcomes = [run_report(run, prof, moment, to, start, end) for prof in chosen]
     if json_out:
-        output.emit_json(outcome.as_json())
-    elif outcome.disabled:
+        docs = [o.as_json() for o in outcomes]
+        output.emit_json(docs[0] if len(docs) == 1 else {"profiles": docs})
+    for outcome in outcomes:
+        if not json_out:
+            _print_outcome(outcome)
+    if any(o.failed for o in outcomes):
+        raise typer.Exit(1)
+
+
+def _print_outcome(outcome) -> None:
+    if outcome.disabled:
         output.emit_text(f"profile {outcome.profile} is off (enabled = false): nothing generated or delivered, "
                          "its cursor kept")
     elif not outcome.due and not outcome.deliveries:
@@ -100,8 +113,6 @@ def report(
             from m1nd.reports.render import markdown
 
             output.emit_text(markdown(outcome.prepared.frozen).decode("utf-8"))
-    if outcome.failed:
-        raise typer.Exit(1)
 
 
 def _opts(ctx, **given):

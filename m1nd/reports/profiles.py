@@ -183,6 +183,19 @@ def find_profile(paths: Paths, name: str | None) -> Profile:
     raise NotFound(f"no report profile {wanted!r} (known: {known})")
 
 
+def to_run(paths: Paths, name: str | None) -> list[Profile]:
+    """The profiles `m1nd report` runs: the one named, else the default profile, then
+    every other enabled profile defined in config.toml, in name order (a preset not
+    named there never runs on its own)."""
+    if name:
+        return [find_profile(paths, name)]
+    default = find_profile(paths, None)
+    report = config.load(paths).get("report", {})
+    defined = sorted(report.get("profiles", {})) if isinstance(report, dict) else []
+    profiles = load_profiles(paths)
+    return [default] + [profiles[n] for n in defined if n != default.name and profiles[n].enabled]
+
+
 def check_state_name(name: str) -> str:
     if not NAME_RE.match(name):
         raise M1ndError(f"profile name {name!r} cannot name a state directory")
