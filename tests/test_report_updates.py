@@ -151,3 +151,30 @@ def test_a_case_escalated_by_filing_makes_an_update_with_its_case(cli, spool_pat
     (trigger,) = doc["update"]["triggers"]
     assert (trigger["trigger"], trigger["case"], trigger["box"]) == ("escalation", "fp:index/crash", "repo-a")
     assert status(cli, "2026-05-01T10:36:00Z")["cursor"] == "2026-05-01T02:00:00Z"
+
+
+def test_a_sentinel_gone_red_makes_an_update_with_its_case(cli, spool_path, m1nd_home, tmp_path, monkeypatch):
+    from m1nd.letters import letter_id
+
+    repo = git_init(tmp_path / "src" / "repo-a")
+    assert cli("roster", "add", str(repo)).code == 0
+    night(m1nd_home)
+    fp = "fp:seek/false_absence"
+    witness = orjson.dumps({"ts": "2026-05-01T00:10:00Z", "class": "bug", "kind": "false_absence", "repo": "repo-a",
+                            "tool": "seek", "what": "gone"})
+    receipt = orjson.dumps({"ts": "2026-05-01T00:20:00Z", "class": "triage", "repo": "repo-a", "what": "fixed",
+                            "answers": [letter_id(witness)], "disposition": "fixed", "fingerprint": fp,
+                            "sentinel": {"probe": "test ! -e ghost.txt", "expect": "absent"}})
+    filed(cli, spool_path, "2026-05-01T01:00:00Z", witness, receipt)
+    assert cli("report", "--json", "--now", "2026-05-01T03:00:00Z").json["prepared"]["kind"] == "scheduled"
+    assert cli("sentinels", "allow", letter_id(receipt)).code == 0
+    (repo / "ghost.txt").write_text("it came back\n")
+    monkeypatch.setenv("M1ND_NOW", "2026-05-01T10:00:00Z")
+    assert cli("sentinels", "run").code == 1  # red: a regression letter filed into repo-a's box
+    r = cli("report", "--json", "--now", "2026-05-01T10:05:00Z")
+    assert r.code == 0, r.stderr
+    assert r.json["prepared"]["kind"] == "update" and r.json["prepared"]["entries"] == 1
+    doc = orjson.loads((m1nd_home / "reports" / f"{r.json['prepared']['run_id']}.json").read_bytes())
+    (trigger,) = doc["update"]["triggers"]
+    assert (trigger["trigger"], trigger["case"], trigger["box"]) == ("sentinel red", fp, "repo-a")
+    assert trigger["what"] == f"sentinel regression: {fp} resurfaced"
