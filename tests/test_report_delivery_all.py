@@ -112,6 +112,8 @@ def test_a_report_failed_past_max_attempts_shows_in_the_next_reports_status_sect
     assert f"Delivery failed: {failed}" in status and f"--retry RUN_ID" in status
     doc = (out / f"{run_id}.json").read_text()
     assert f'"failed_deliveries": [\n    "{failed}"\n  ]' in doc
+    html = (out / f"{run_id}.html").read_text()
+    assert f"Delivery failed: {failed}" in html[html.index("<h2>Status</h2>"):]
 
 
 def test_report_without_a_profile_runs_the_default_and_every_enabled_profile_of_the_config(cli, spool_path, m1nd_home,

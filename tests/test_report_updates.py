@@ -91,6 +91,9 @@ def test_an_update_due_at_a_boundary_is_coalesced_into_one_scheduled_report(cli,
     assert text.count("misdelivered before the boundary") == 2  # in the update's section and in the ledger
     doc = orjson.loads((m1nd_home / "reports" / f"{prepared['run_id']}.json").read_bytes())
     assert [t["trigger"] for t in doc["update"]["triggers"]] == ["alert class"]
+    html = (m1nd_home / "reports" / f"{prepared['run_id']}.html").read_text()
+    assert '<h2>Update</h2>' in html and "Triggered by: 1 alert class" in html
+    assert html.count("misdelivered before the boundary") == 2
     st = status(cli, "2026-05-02T02:11:00Z")
     assert (st["cursor"], st["last_update"]) == ("2026-05-02T02:00:00Z", "2026-05-02T02:10:00Z")
     again = cli("report", "--json", "--now", "2026-05-02T02:20:00Z")
