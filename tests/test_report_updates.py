@@ -56,6 +56,7 @@ def test_an_alert_class_letter_between_boundaries_makes_an_update_that_moves_no_
     text = delivered_md(m1nd_home, prepared["run_id"])
     assert "sent to the wrong box" in text and "Triggered by: 1 alert class" in text
     assert "Cursor: unchanged" in text
+    assert "- alert class · `wet_ink` · memory\\_misdelivery" in text, "each letter of an update says what made it urgent"
     st = status(cli, "2026-05-01T10:06:00Z")
     assert st["cursor"] == "2026-05-01T02:00:00Z"
     assert (st["last_update"], st["cooldown_until"]) == ("2026-05-01T10:05:00Z", "2026-05-01T11:05:00Z")

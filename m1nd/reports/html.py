@@ -98,8 +98,10 @@ def _ledger(head: dict, entries: list[dict]) -> str:
                 continue
             meta = " · ".join(e(x) for x in (f["class"], f["tool"], f["agent"], f["ts"]))
             extra = f" · waits for {e(f['waits for'])}" if "waits for" in f else ""
+            extra += f" · case {e(f['case'])}" if "case" in f else ""
             reply = item["reply"]
             tag = '<span class="tag">reply</span>' if reply else ""
+            tag += f'<span class="tag">{e(f["trigger"])}</span>' if "trigger" in f else ""
             out.append(
                 f'<li class="{e(item["state"])}{" reply" if reply else ""}"><span class="state {e(item["state"])}">'
                 f'{e(item["state"])}</span>{tag} '

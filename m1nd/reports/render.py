@@ -124,13 +124,19 @@ def entry_fields(e: dict) -> list[tuple[str, str]]:
     """The ledger line's fields in order (label, value).  A held letter: id, ts,
     state and `held: KIND`, none of its text."""
     if e.get("held"):
-        return [("state", e["state"]), ("id", e["id"]), ("ts", e["ts"] or "-"), ("outcome", f"held: {e['held']}")]
+        return _why(e) + [("state", e["state"]), ("id", e["id"]), ("ts", e["ts"] or "-"),
+                          ("outcome", f"held: {e['held']}")]
     fields = [("state", e["state"]), ("class", e["class"] or "-"),
               ("tool", e["tool"] or "-"), ("what", e["what"] or "-"), ("agent", e["agent"] or "-"),
               ("ts", e["ts"] or "-"), ("id", e["id"]), ("outcome", outcome_of(e))]
     if e.get("pending"):
         fields.append(("waits for", e["pending"]))
-    return fields
+    return _why(e) + fields + ([("case", e["case"])] if e.get("case") else [])
+
+
+def _why(e: dict) -> list[tuple[str, str]]:
+    """An update's letter starts with what made it urgent."""
+    return [("trigger", e["trigger"])] if e.get("trigger") else []
 
 
 def triggers_of(head: dict) -> list[dict]:
@@ -147,8 +153,7 @@ def trigger_counts(head: dict) -> str:
 
 def trigger_line(t: dict) -> list[tuple[str, str]]:
     """An update's line: why, then the letter's line (its case, for an escalation or a regression)."""
-    return [("trigger", t["trigger"]), ("box", t["box"])] + entry_fields(t) + (
-        [("case", t["case"])] if t.get("case") else [])
+    return [("box", t["box"])] + entry_fields(t)
 
 
 def failed_line(head: dict) -> str | None:
