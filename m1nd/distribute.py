@@ -294,6 +294,7 @@ class _Pass:
         self.moved: set[int] = set()  # pairs whose letters are filed again from their locations
         self.refile: list[tuple[int, bytes]] = []  # (pair, raw) of those letters, checked (read_moved)
         self.malformed: list[int] = []  # malformed spool lines read this run
+        self.seen: list[bytes] = []  # sha256 of each letter read this run (for the coverage ledger)
 
     # -- state -----------------------------------------------------------------
     def start(self) -> None:
@@ -423,6 +424,7 @@ class _Pass:
         routes = [self.route_of(p) for p in pairs]
         resolve = self.run.roots.resolve
         records = self.records
+        seen = self.seen
         pack = LOCATION.pack
         sha256 = hashlib.sha256
         offset = state.mark.offset if state.mark else 0
@@ -464,11 +466,14 @@ class _Pass:
             pairs[i].count += 1
             kind, box = routes[i]
             records += pack(i, start, len(raw))
+            digest = sha256(raw).digest()
+            if obj.get("kind") != "mission":
+                seen.append(digest)
             if kind == MEDULLA:
-                filer.add(box, sha256(raw).digest(), raw, -1)
+                filer.add(box, digest, raw, -1)
             else:
                 if kind == PROJECT:
-                    filer.add(box, sha256(raw).digest(), raw, i)
+                    filer.add(box, digest, raw, i)
                 else:
                     unrouted.append((i, raw))
                     if len(unrouted) >= PENDING_BATCH and (len(unrouted) >= 8 * PENDING_BATCH or not compiling()):
@@ -663,10 +668,9 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None, g
             # Keyed by the state directory, which runs over different spools share.
             with lock_for(run.paths.locks, "distribute", run.paths.state):
                 one.start()
-                read_from = one.state.mark.offset if one.state.mark else 0
                 receipt = one.run_pass(fh)
             remember_bound_root(run, receipt)
-            return _record_coverage(run, fh, read_from, one.state, receipt)
+            return _record_coverage(run, one.seen, receipt)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""  # one line that says where
             raise M1ndError(f"distribution failed: {where}{exc.strerror or exc}") from None
@@ -693,20 +697,19 @@ def remember_bound_root(run: Run, receipt: Receipt) -> None:
                          f"(m1nd roster remove {shlex.quote(root)} undoes it)\n")
 
 
-def _record_coverage(run: Run, fh, read_from: int, state: State, receipt: Receipt) -> Receipt:
-    """The coverage ledger (reports): the letters this run read, at their read time, so
-    that a report never waits for a read command to notice them.  A ledger that cannot
-    be written never stops a filing: it warns."""
+def _record_coverage(run: Run, seen: list[bytes], receipt: Receipt) -> Receipt:
+    """The coverage ledger (reports): the letters this run read (their digests taken in
+    the pass), at their read time, so that a report never waits for a read command to
+    notice them.  A ledger that cannot be written never stops a filing: it warns."""
     from dataclasses import replace
 
     from m1nd import ledger
     from m1nd.clock import parse_now, stamp
 
-    read_to = state.mark.offset if state.mark else 0
-    if read_to <= read_from:
+    if not seen:
         return receipt
     try:
-        ledger.record_spool_read(run.paths, fh, read_from, read_to, stamp(parse_now()))
+        ledger.record(run.paths, ((h[:12], h) for h in (d.hex() for d in seen)), stamp(parse_now()))
     except (OSError, M1ndError) as exc:
         warning = f"coverage ledger not updated: {getattr(exc, 'message', None) or exc}"
         return replace(receipt, notes=receipt.notes + (warning,))

@@ -311,23 +311,3 @@ def record(paths: Paths, letters: Iterable[tuple[str, str]], observed_at: str,
             os.close(fd)
         fsync_dir(records_dir(paths))
         return added
-
-
-def record_spool_read(paths: Paths, fh, start: int, end: int, observed_at: str) -> list[Entry]:
-    """Record the letters of the spool's whole lines in `[start, end)`: the bytes a
-    distribution read this run, at its read time (contract section 2).  Missions, blank
-    and malformed lines are no letters; the ledger ignores letters it already holds."""
-    import hashlib
-
-    from m1nd.letters import iter_raw, load
-
-    seen: list[tuple[str, str]] = []
-    for _, stop, raw, terminated in iter_raw(fh, start):
-        if stop > end or not terminated:
-            break
-        if raw.strip():
-            obj = load(raw)
-            if obj is not None and obj.get("kind") != "mission":
-                digest = hashlib.sha256(raw).hexdigest()
-                seen.append((digest[:12], digest))
-    return record(paths, seen, observed_at)

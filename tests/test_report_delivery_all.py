@@ -92,3 +92,51 @@ def test_a_sink_is_tried_max_attempts_times_then_the_report_is_failed_until_retr
     retried = cli("report", "deliver", "--retry", run_id, "--to", "exec:cat >/dev/null", "--now", "2026-05-01T03:15:00Z")
     assert retried.code == 0, retried.stderr
     assert cli("report", "status", "--json").json["profiles"]["night"]["outbox"] == []
+
+
+def test_a_report_failed_past_max_attempts_shows_in_the_next_reports_status_section(cli, spool_path, m1nd_home, tmp_path):
+    night_profile(m1nd_home, "max_attempts = 1\n")
+    write_spool(spool_path, [letter("one")])
+    cli("report", "alert", "--now", "2026-05-01T01:00:00Z")
+    failing = cli("report", "--json", "--to", "exec:exit 1", "--now", "2026-05-01T03:00:00Z")
+    assert failing.code == 1
+    failed = failing.json["prepared"]["run_id"]
+    write_spool(spool_path, [letter("two")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")
+    out = tmp_path / "out"
+    nxt = cli("report", "--json", "--to", str(out), "--now", "2026-05-02T03:00:00Z")
+    assert nxt.code == 0, nxt.stderr
+    run_id = nxt.json["prepared"]["run_id"]
+    text = (out / f"{run_id}.md").read_text()
+    status = text[text.index("## Status"):]
+    assert f"Delivery failed: {failed}" in status and f"--retry RUN_ID" in status
+    doc = (out / f"{run_id}.json").read_text()
+    assert f'"failed_deliveries": [\n    "{failed}"\n  ]' in doc
+    html = (out / f"{run_id}.html").read_text()
+    assert f"Delivery failed: {failed}" in html[html.index("<h2>Status</h2>"):]
+
+
+def test_report_without_a_profile_runs_the_default_and_every_enabled_profile_of_the_config(cli, spool_path, m1nd_home,
+                                                                                          tmp_path, capsys):
+    from m1nd.reports import quick
+
+    m1nd_home.mkdir(parents=True, exist_ok=True)
+    (m1nd_home / "config.toml").write_text(
+        '[report.profiles.night]\nrrules = ["FREQ=DAILY;BYHOUR=2"]\ntimezone = "UTC"\n'
+        '[report.profiles.dawn]\nrrules = ["FREQ=DAILY;BYHOUR=5"]\ntimezone = "UTC"\n'
+        '[report.profiles.later]\nrrules = ["FREQ=DAILY;BYHOUR=3"]\ntimezone = "UTC"\nenabled = false\n')
+    write_spool(spool_path, [letter("one")])
+    assert cli("distribute", "--now", "2026-05-01T01:00:00Z").code == 0
+    r = cli("report", "--json", "--to", str(tmp_path / "out"), "--now", "2026-05-01T14:00:00Z")
+    assert r.code == 0, r.stderr
+    ran = [(p["profile"], p["status"]) for p in r.json["profiles"]]
+    assert ran == [("twice-daily", "done"), ("dawn", "done"), ("night", "done")], "weekly and the disabled never run"
+    assert all(p["prepared"]["entries"] == 1 for p in r.json["profiles"])
+    capsys.readouterr()
+    args = ["--now", "2026-05-01T14:05:00Z", "--home", str(m1nd_home)]
+    assert quick.nothing_due(args)
+    lines = capsys.readouterr().out.splitlines()
+    assert [l.split(":")[0] for l in lines] == ["nothing due for profile twice-daily", "nothing due for profile dawn",
+                                                "nothing due for profile night"]
+    one = cli("report", "--json", "--profile", "night", "--now", "2026-05-01T14:06:00Z")
+    assert one.json["profile"] == "night" and one.json["status"] == "nothing-due"

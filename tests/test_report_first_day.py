@@ -124,3 +124,30 @@ def test_a_held_letter_is_itemized_as_held_and_an_answered_box_row_adds_up(cli, 
     row = next(x for x in doc["summary"] if x["box"] == "repo-a")
     assert (row["new"], row["open"], row["answered"]) == (3, 0, 1)
     assert doc["outcomes"] == {"fixed": 1, "held": 1, "receipts": 1}
+
+
+def test_distribute_takes_now_for_the_ledger_and_rejects_a_bad_one(cli, spool_path, m1nd_home):
+    write_spool(spool_path, [letter("filed at ten to nine")])
+    bad = cli("distribute", "--now", "not-a-time")
+    assert bad.code == 2 and "not an ISO 8601 time" in bad.stderr
+    assert not (m1nd_home / "records" / "ledger.jsonl").exists(), "a refused clock files nothing"
+    r = cli("distribute", "--now", BEFORE_NINE)
+    assert r.code == 0, r.stderr
+    assert ledger_stamps(m1nd_home) == [BEFORE_NINE]
+    report = cli("report", "--json", "--now", AFTER_NINE).json["prepared"]
+    assert report["period"]["end"] == "2026-05-01T13:00:00Z" and report["entries"] == 1
+
+
+def test_distribution_records_exactly_the_whole_letter_lines_it_read_by_their_full_digest(cli, spool_path, m1nd_home):
+    import hashlib
+
+    kept = orjson.dumps(letter("a letter"))
+    write_spool(spool_path, [kept, {"kind": "mission", "repo": "all", "what": "the plan"}, b"", b"{not json",
+                             letter("filed twice, recorded once")])
+    twice = orjson.dumps(letter("filed twice, recorded once"))
+    with open(spool_path, "ab") as fh:
+        fh.write(twice + b"\n" + orjson.dumps(letter("a writer is still appending")))  # no newline yet
+    assert cli("distribute", "--now", BEFORE_NINE).code == 0
+    lines = [orjson.loads(l) for l in (m1nd_home / "records" / "ledger.jsonl").read_bytes().splitlines()]
+    want = [hashlib.sha256(raw).hexdigest() for raw in (kept, twice)]
+    assert [(e["digest"], e["id"], e["observed_at"]) for e in lines] == [(d, d[:12], BEFORE_NINE) for d in want]

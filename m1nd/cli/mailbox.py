@@ -8,7 +8,7 @@ import typer
 
 from m1nd.cli import output
 from m1nd.cli.common import open_run, reporting
-from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
+from m1nd.cli.options import Home, Json, NoDistribute, Now, Roots, Spool
 
 
 def _report_problems(problems, receipt=None) -> None:
@@ -196,6 +196,7 @@ def sweep(
 
 def distribute(
     json_out: Json = False,
+    now: Now = None,
     home: Home = None,
     spool: Spool = None,
     roots: Roots = None,
@@ -205,6 +206,12 @@ def distribute(
     from m1nd.distribute import distribute as run_distribute
 
     with reporting(json_out):
+        if now is not None:  # the run's clock (the ledger's observed_at) for everything it calls
+            import os
+
+            from m1nd.clock import parse_now, stamp
+
+            os.environ["M1ND_NOW"] = stamp(parse_now(now))
         bar = output.Progress("distributing")
         try:
             run = open_run(home, spool, roots)

@@ -79,11 +79,24 @@ def report(
             raise UsageError("--until needs --since (a manual report)")
         moment = _now(now)
         start, end = _time(since, "--since"), _time(until, "--until")
-        run, prof = _setup(home, spool, roots, profile)
-        outcome = run_report(run, prof, moment, to, start, end)
+        run = open_run(home, spool, roots)
+        from m1nd.reports.profiles import find_profile, to_run
+
+        # a manual window is one report, of the named or the default profile
+        chosen = [find_profile(run.paths, profile)] if start is not None else to_run(run.paths, profile)
+        outcomes = [run_report(run, prof, moment, to, start, end) for prof in chosen]
     if json_out:
-        output.emit_json(outcome.as_json())
-    elif outcome.disabled:
+        docs = [o.as_json() for o in outcomes]
+        output.emit_json(docs[0] if len(docs) == 1 else {"profiles": docs})
+    for outcome in outcomes:
+        if not json_out:
+            _print_outcome(outcome)
+    if any(o.failed for o in outcomes):
+        raise typer.Exit(1)
+
+
+def _print_outcome(outcome) -> None:
+    if outcome.disabled:
         output.emit_text(f"profile {outcome.profile} is off (enabled = false): nothing generated or delivered, "
                          "its cursor kept")
     elif not outcome.due and not outcome.deliveries:
@@ -100,8 +113,6 @@ def report(
             from m1nd.reports.render import markdown
 
             output.emit_text(markdown(outcome.prepared.frozen).decode("utf-8"))
-    if outcome.failed:
-        raise typer.Exit(1)
 
 
 def _opts(ctx, **given):
@@ -272,7 +283,7 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
     """Each profile's cursor, next boundary, outbox and last receipts."""
     from m1nd.clock import stamp
     from m1nd.paths import resolve_paths
-    from m1nd.reports import calendar, store
+    from m1nd.reports import calendar, store, updates
     from m1nd.reports.profiles import load_profiles
 
     o = _opts(ctx, now=now, json=json_out, home=home)
@@ -289,6 +300,7 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
                 "outbox": list(state.outbox),
                 "enabled": prof.enabled,
                 "failed": state.failed(prof.max_attempts),
+                **updates.status(state, prof),
                 "receipts": [{k: r[k] for k in ("run_id", "sink", "digest", "verified")} for r in state.receipts[-10:]],
             }
     if o.get("json"):
@@ -298,7 +310,10 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
         output.emit_text(f"{name}: cursor {p['cursor'] or 'none yet'}, next boundary {p['next_boundary']}, "
                          f"outbox {len(p['outbox'])}, receipts {len(p['receipts'])}"
                          + ("" if p["enabled"] else ", off (enabled = false)")
-                         + (f", failed {', '.join(p['failed'])} (m1nd report deliver --retry RUN_ID)" if p["failed"] else ""))
+                         + (f", failed {', '.join(p['failed'])} (m1nd report deliver --retry RUN_ID)" if p["failed"] else "")
+                         + f", last update {p['last_update'] or 'none yet'}"
+                         + (f" (cooldown until {p['cooldown_until']})" if p["cooldown_until"] and
+                            p["cooldown_until"] > stamp(moment) else f" (cooldown {p['cooldown_minutes']} min)"))
 
 
 @app.command("list")

@@ -22,7 +22,7 @@ from m1nd.errors import M1ndError, NotFound, UsageError
 from m1nd.fates import is_receipt, EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK
 from m1nd.held import held_kind, held_text
 from m1nd.paths import Paths
-from m1nd.reports import calendar, store
+from m1nd.reports import calendar, store, updates
 from m1nd.reports.faults import crash
 from m1nd.reports.mailbox import WAITING, Union, observe
 from m1nd.reports.profiles import Profile, policy_digest
@@ -32,7 +32,7 @@ PAGE_SIZE = 100
 BOOTSTRAP = timedelta(days=7)
 HEAD_SCHEMA = "m1nd-report-v1"
 MARKERS = ("🟦", "🟪", "🟩", "🟧")
-SCHEDULED, MANUAL = "scheduled", "manual"
+SCHEDULED, UPDATE, MANUAL = "scheduled", "update", "manual"
 PARTIAL, CATCH_UP = "partial-since-activation", "catch-up"
 WHAT_LEN = 80
 
@@ -310,50 +310,18 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
                 accounted_after.append(e.digest)
         _sort(entries, {label: i for i, label in enumerate(order)})
 
-        reasons = []
-        for label in sorted(missing):
-            reasons.append(f"box {label} unreachable")
-        reasons += union.problems
-        waiting = union.waiting()
-        if waiting:
-            reasons.append(f"{waiting} letter{'s' if waiting != 1 else ''} pending in the spool")
-        if union.malformed:
-            reasons.append(f"{union.malformed} malformed line{'s' if union.malformed != 1 else ''}")
-        if not_itemized:
-            reasons.append(f"{not_itemized} letter{'s' if not_itemized != 1 else ''} observed before "
-                           f"{start_s} not itemized")
-        if deferred:
-            reasons.append(f"{deferred} observed letter{'s' if deferred != 1 else ''} unreadable now, "
-                           "left for a later report")
         classification = MANUAL if kind == MANUAL else classify(start, end, profile)
-        pages = [{"run_id": run_id, "number": i // PAGE_SIZE + 1, "entries": entries[i:i + PAGE_SIZE]}
-                 for i in range(0, len(entries), PAGE_SIZE)]
-        zone = profile.zone
-        head = {
-            "schema": HEAD_SCHEMA,
-            "run_id": run_id,
-            "profile": profile.name,
-            "kind": kind,
-            "classification": classification,
-            "period": {"start": start_s, "end": end_s, "timezone": profile.timezone},
-            "local": {"start": start.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z"),
-                      "end": end.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")},
-            "policy": policy,
-            "policy_digest": pdigest,
-            "cursor_before": state.cursor if kind == SCHEDULED else None,
-            "ledger_before": offset_before,
-            "ledger_after": offset_after,
-            "accounted_after": accounted_after,
-            "frozen_at": stamp(now),
-            "bootstrap": bootstrap,
-            "not_itemized": not_itemized,
-            "deferred": deferred,
-            "coverage": {"status": "incomplete" if reasons else "complete", "reasons": reasons},
-            "summary": _summary(union, boxes, entries, missing),
-            "entries": len(entries),
-            "pages": len(pages),
-            "next_boundary": (lambda b: stamp(b) if b else None)(calendar.next_after(end, profile.rules, zone)),
-        }
+        update = None
+        if kind == SCHEDULED:  # a cadence report carries the updates due at the same run
+            found = updates.scan(paths, union.model, state, profile)
+            update = {"before": found.before, "after": found.after,
+                      # a first report looks back as far as its period (at most 7 days)
+                      "triggers": _trigger_entries(run, union, found, boxes, order, start_s if bootstrap else None)}
+        head = _head(run, profile, union, state, run_id, kind, classification, start, end, now, entries, boxes,
+                     missing, policy, pdigest, not_itemized=not_itemized, deferred=deferred, bootstrap=bootstrap,
+                     ledger_before=offset_before, ledger_after=offset_after, accounted_after=accounted_after,
+                     update=update)
+        pages = head.pop("_pages")
         store.write_frozen(paths, run_id, head, pages, digests, crash=crash)
         crash("prepare-after-freeze")
         frozen = store.load_frozen(paths, run_id)
@@ -361,6 +329,124 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
     finally:
         if gc_was:
             gc.enable()
+        union.model.close()
+
+
+def _reasons(union: Union, missing: set[str], not_itemized: int, deferred: int, start_s: str) -> list[str]:
+    reasons = [f"box {label} unreachable" for label in sorted(missing)]
+    reasons += union.problems
+    waiting = union.waiting()
+    if waiting:
+        reasons.append(f"{waiting} letter{'s' if waiting != 1 else ''} pending in the spool")
+    if union.malformed:
+        reasons.append(f"{union.malformed} malformed line{'s' if union.malformed != 1 else ''}")
+    if not_itemized:
+        reasons.append(f"{not_itemized} letter{'s' if not_itemized != 1 else ''} observed before "
+                       f"{start_s} not itemized")
+    if deferred:
+        reasons.append(f"{deferred} observed letter{'s' if deferred != 1 else ''} unreadable now, "
+                       "left for a later report")
+    return reasons
+
+
+def _head(run: Run, profile: Profile, union: Union, state: store.State, run_id: str, kind: str,
+          classification: str, start: datetime, end: datetime, now: datetime, entries: list[dict],
+          boxes: list[str], missing: set[str], policy: dict, pdigest: str, *, not_itemized: int = 0,
+          deferred: int = 0, bootstrap: bool = False, ledger_before: int, ledger_after: int,
+          accounted_after: list[str], update: dict | None) -> dict:
+    """The frozen head (and, under `_pages`, the pages cut from `entries`)."""
+    start_s, end_s = stamp(start), stamp(end)
+    reasons = _reasons(union, missing, not_itemized, deferred, start_s)
+    pages = [{"run_id": run_id, "number": i // PAGE_SIZE + 1, "entries": entries[i:i + PAGE_SIZE]}
+             for i in range(0, len(entries), PAGE_SIZE)]
+    zone = profile.zone
+    return {
+        "schema": HEAD_SCHEMA,
+        "run_id": run_id,
+        "profile": profile.name,
+        "kind": kind,
+        "classification": classification,
+        "period": {"start": start_s, "end": end_s, "timezone": profile.timezone},
+        "local": {"start": start.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z"),
+                  "end": end.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")},
+        "policy": policy,
+        "policy_digest": pdigest,
+        "cursor_before": state.cursor if kind == SCHEDULED else None,
+        "ledger_before": ledger_before,
+        "ledger_after": ledger_after,
+        "accounted_after": accounted_after,
+        "frozen_at": stamp(now),
+        "bootstrap": bootstrap,
+        "not_itemized": not_itemized,
+        "deferred": deferred,
+        "coverage": {"status": "incomplete" if reasons else "complete", "reasons": reasons},
+        "summary": _summary(union, boxes, entries, missing),
+        "entries": len(entries),
+        "pages": len(pages),
+        "next_boundary": (lambda b: stamp(b) if b else None)(calendar.next_after(end, profile.rules, zone)),
+        "update": update,
+        # deliveries past max_attempts, waiting for `m1nd report deliver --retry`
+        "failed_deliveries": state.failed(profile.max_attempts),
+        "_pages": pages,
+    }
+
+
+def _trigger_entries(run: Run, union: Union, found: updates.Found, boxes: list[str], order: list[str],
+                     since: str | None = None) -> list[dict]:
+    """The triggering letters of this profile's boxes, as ledger entries with their
+    reason (and their case, for an escalation or a regression)."""
+    out = []
+    for e, reason in found.hits:
+        if since is not None and e.observed_at < since:
+            continue
+        box = _holder(union, e.digest, boxes)
+        if not box:
+            continue  # unreadable now, or only in boxes this profile does not report on
+        in_box = box != WAITING
+        entry = _entry(union, e, box if in_box else _resolves_to(run, union, e.digest, boxes), in_box)
+        letter = union.letter(e.digest)
+        entry["trigger"] = reason
+        entry["case"] = letter.fingerprint if reason != updates.ALERT and not entry["held"] else None
+        out.append(entry)
+    _sort(out, {label: i for i, label in enumerate(order)})
+    return out
+
+
+def prepare_update(run: Run, profile: Profile, now: datetime) -> Prepared | None:
+    """Freeze an exception update over the triggers observed since the last report or
+    update; None when there are none (the scan is remembered, so the cron path is quick
+    again).  The caller holds the profile's lock."""
+    paths = run.paths
+    state = store.load_state(paths, profile.name)
+    boxes = profile_boxes(run, profile)
+    policy = profile.policy(boxes)
+    pdigest = policy_digest(policy)
+    union, _ = observe(run, stamp(now))
+    try:
+        order = boxes + [WAITING]
+        found = updates.scan(paths, union.model, state, profile)
+        entries = _trigger_entries(run, union, found, boxes, order)
+        if not entries:
+            if found.after != state.update_offset:
+                state.update_offset = found.after
+                store.save_state(paths, profile.name, state)
+            return None
+        first = min(e["observed_at"] for e in entries)
+        start = parse_stamp(min(state.last_report, first) if state.last_report else first)
+        start = min(start, now)
+        run_id = run_id_for(pdigest, stamp(start), stamp(now), UPDATE)
+        existing = store.load_frozen(paths, run_id)
+        if existing is not None:
+            return Prepared(existing, True)
+        missing = {b for b in boxes if b.lower() not in {label.lower() for label in union.labels}}
+        update = {"before": found.before, "after": found.after, "triggers": entries}
+        head = _head(run, profile, union, state, run_id, UPDATE, UPDATE, start, now, now, entries, boxes, missing,
+                     policy, pdigest, ledger_before=state.ledger_offset, ledger_after=state.ledger_offset,
+                     accounted_after=state.accounted_after, update=update)
+        pages = head.pop("_pages")
+        store.write_frozen(paths, run_id, head, pages, [e["digest"] for e in entries], crash=crash)
+        return Prepared(store.load_frozen(paths, run_id), False)
+    finally:
         union.model.close()
 
 
@@ -396,6 +482,10 @@ def commit(run: Run, profile: Profile, run_id: str, digest: str) -> Committed:
     if policy_digest(profile.policy(boxes)) != head["policy_digest"]:
         raise M1ndError(f"report {run_id} is stale: profile {profile.name!r} changed since it was prepared "
                         "(policy drift): nothing committed; prepare again")
+    update = head.get("update")
+    if head["kind"] == UPDATE and update["before"] != state.update_offset:
+        raise M1ndError(f"report {run_id} is stale: another report or update went out since it was prepared: "
+                        "nothing committed; run `m1nd report` again")
     if head["kind"] == SCHEDULED:
         if head["cursor_before"] != state.cursor or head["ledger_before"] != state.ledger_offset:
             raise M1ndError(f"report {run_id} is stale: the cursor moved to {state.cursor} since it was "
@@ -403,6 +493,12 @@ def commit(run: Run, profile: Profile, run_id: str, digest: str) -> Committed:
         state.cursor = head["period"]["end"]
         state.ledger_offset = head["ledger_after"]
         state.accounted_after = head["accounted_after"]
+    if update is not None:  # an update, or a cadence report carrying one: never the cadence cursor
+        state.update_offset = max(state.update_offset, update["after"])
+        if update["triggers"]:
+            state.last_update = head["frozen_at"]
+    if head["kind"] in (SCHEDULED, UPDATE):
+        state.last_report = head["frozen_at"]
     state.committed.append(run_id)
     state.outbox.append(run_id)
     crash("commit-before-write")

@@ -98,8 +98,10 @@ def _ledger(head: dict, entries: list[dict]) -> str:
                 continue
             meta = " · ".join(e(x) for x in (f["class"], f["tool"], f["agent"], f["ts"]))
             extra = f" · waits for {e(f['waits for'])}" if "waits for" in f else ""
+            extra += f" · case {e(f['case'])}" if "case" in f else ""
             reply = item["reply"]
             tag = '<span class="tag">reply</span>' if reply else ""
+            tag += f'<span class="tag">{e(f["trigger"])}</span>' if "trigger" in f else ""
             out.append(
                 f'<li class="{e(item["state"])}{" reply" if reply else ""}"><span class="state {e(item["state"])}">'
                 f'{e(item["state"])}</span>{tag} '
@@ -125,6 +127,14 @@ def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
                         f"before {e(p['start'])} (a first report covers at most 7 days)</dd>")
     pages = "".join(f"<li>page {i}: <code>{e(d)}</code></li>" for i, d in enumerate(frozen.manifest["pages"], 1))
     title = f"m1nd report: {head['profile']}, {local['end']}"
+    update = ""
+    if render.triggers_of(head):  # the same words and lines as the Markdown's Update section
+        items = "" if head["kind"] == "update" else "<ul>" + "".join(
+            "<li>" + " · ".join(f"<code>{e(v)}</code>" if k in ("state", "id") else e(v)
+                                for k, v in render.trigger_line(t)) + "</li>" for t in render.triggers_of(head)) + "</ul>"
+        update = (f'<section class="card" aria-label="Update"><h2>Update</h2>'
+                  f"<p>Triggered by: {e(render.trigger_counts(head))} since the last report or update.</p>{items}</section>")
+    failed = f"<p>{e(render.failed_line(head).replace('`', ''))}</p>" if render.failed_line(head) else ""
     body = f"""<!doctype html>
 <html lang="en">
 <head>
@@ -157,10 +167,12 @@ def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
 <ul class="legend">{''.join(f'<li><span class="dot {s}"></span>{e(render.STATE_WORD[s])}</li>' for s in STATES)}<li><span class="dot reply"></span>reply</li></ul></section>
 </div>
 <p class="meta">Open counts open work: replies (pickups and receipts) are listed as replies to their letters and never counted open.</p>
+{update}
 {_ledger(head, entries)}
 <section class="status"><h2>Status</h2>
 <p>{e(render.coverage_line(head))}. Entries: {head['entries']} on {e(render.plural(head['pages'], 'page'))} of at most 100.</p>
 <p>{e(render.outcomes_line(entries))}</p>
+{failed}
 <p>{e(render.next_action(head).replace('`', ''))}</p>
 </section>
 <details>

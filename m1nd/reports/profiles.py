@@ -28,8 +28,9 @@ PRESETS = {
     "daily": (("day",), ("FREQ=DAILY;BYHOUR=9;BYMINUTE=0",)),
     "weekly": (("week",), ("FREQ=WEEKLY;BYDAY=FR;BYHOUR=18;BYMINUTE=0",)),
 }
-PROFILE_KEYS = {"rrules", "timezone", "boxes", "aliases", "alert_classes", "sink", "enabled", "max_attempts"}
+PROFILE_KEYS = {"rrules", "timezone", "boxes", "aliases", "alert_classes", "sink", "enabled", "max_attempts", "cooldown"}
 DEFAULT_MAX_ATTEMPTS = 5
+DEFAULT_COOLDOWN = 60  # minutes between two exception updates
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Profile:
     sink: str | None = None
     enabled: bool = True  # false: nothing generated or delivered, the cursor kept
     max_attempts: int = DEFAULT_MAX_ATTEMPTS  # tries per report and sink before it is marked failed
+    cooldown: int = DEFAULT_COOLDOWN  # minutes: a burst of triggers makes one update
 
     @property
     def zone(self):
@@ -125,7 +127,10 @@ def _user_profile(name: str, table, paths: Paths) -> Profile:
     attempts = table.get("max_attempts", DEFAULT_MAX_ATTEMPTS)
     if type(attempts) is not int or not 1 <= attempts <= 1000:
         raise UsageError(f"{where}: max_attempts must be a whole number from 1 to 1000")
-    return Profile(name, aliases, rules, zone, boxes, alert, sink, enabled, attempts)
+    cooldown = table.get("cooldown", DEFAULT_COOLDOWN)
+    if type(cooldown) is not int or not 0 <= cooldown <= 10080:
+        raise UsageError(f"{where}: cooldown must be a whole number of minutes from 0 to 10080")
+    return Profile(name, aliases, rules, zone, boxes, alert, sink, enabled, attempts, cooldown)
 
 
 def load_profiles(paths: Paths) -> dict[str, Profile]:
@@ -176,6 +181,19 @@ def find_profile(paths: Paths, name: str | None) -> Profile:
             return profile
     known = ", ".join(sorted(profiles))
     raise NotFound(f"no report profile {wanted!r} (known: {known})")
+
+
+def to_run(paths: Paths, name: str | None) -> list[Profile]:
+    """The profiles `m1nd report` runs: the one named, else the default profile, then
+    every other enabled profile defined in config.toml, in name order (a preset not
+    named there never runs on its own)."""
+    if name:
+        return [find_profile(paths, name)]
+    default = find_profile(paths, None)
+    report = config.load(paths).get("report", {})
+    defined = sorted(report.get("profiles", {})) if isinstance(report, dict) else []
+    profiles = load_profiles(paths)
+    return [default] + [profiles[n] for n in defined if n != default.name and profiles[n].enabled]
 
 
 def check_state_name(name: str) -> str:

@@ -45,29 +45,34 @@ def nothing_due(args: list[str]) -> bool:
     try:
         from m1nd.clock import parse_now, stamp
         from m1nd.paths import resolve_paths
-        from m1nd.reports import calendar, store
-        from m1nd.reports.profiles import find_profile
+        from m1nd.reports import calendar, store, updates
+        from m1nd.reports.profiles import to_run
 
         now = parse_now(opts.get("--now"))
         paths = resolve_paths(opts.get("--home"))
-        profile = find_profile(paths, opts.get("--profile"))
-        state = store.load_state(paths, profile.name)
-        if state.outbox:
-            return False
-        end = calendar.latest_at_or_before(now, profile.rules, profile.zone)
-        if end is None or state.cursor is None or stamp(end) > state.cursor:
-            return False
-        following = calendar.next_after(now, profile.rules, profile.zone)
-        nb = stamp(following) if following else None
+
+        idle = []
+        for profile in to_run(paths, opts.get("--profile")):
+            state = store.load_state(paths, profile.name)
+            if state.outbox:
+                return False
+            end = calendar.latest_at_or_before(now, profile.rules, profile.zone)
+            if end is None or state.cursor is None or stamp(end) > state.cursor:
+                return False
+            if not profile.enabled or updates.wanted(paths, state, profile, now):  # off says so; the ledger grew
+                return False
+            following = calendar.next_after(now, profile.rules, profile.zone)
+            idle.append((profile.name, stamp(following) if following else None))
     except Exception:  # the ordinary path reports it properly
         return False
+    docs = [{"profile": name, "status": "nothing-due", "next_boundary": nb, "prepared": None,
+             "committed": None, "deliveries": []} for name, nb in idle]
     if opts.get("json"):
         from m1nd import jsonout
 
-        doc = {"profile": profile.name, "status": "nothing-due", "next_boundary": nb, "prepared": None,
-               "committed": None, "deliveries": []}
-        sys.stdout.buffer.write(jsonout.dumps(doc))
+        sys.stdout.buffer.write(jsonout.dumps(docs[0] if len(docs) == 1 else {"profiles": docs}))
     else:
-        sys.stdout.write(f"nothing due for profile {profile.name}: next report at {nb}\n")
+        for name, nb in idle:
+            sys.stdout.write(f"nothing due for profile {name}: next report at {nb}\n")
     sys.stdout.flush()
     return True

@@ -20,6 +20,7 @@ CLASSIFICATION_WORD = {
     "partial-since-activation": "Partial since activation",
     "catch-up": "Catch-up (missed boundaries coalesced into one report)",
     "manual": "Manual (no cursor moved)",
+    "update": "Update (an exception between reports; no cursor moved)",
 }
 CHANGES = "Changes made: none. This report read the spool and the boxes; it filed nothing and changed no box."
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
@@ -123,13 +124,44 @@ def entry_fields(e: dict) -> list[tuple[str, str]]:
     """The ledger line's fields in order (label, value).  A held letter: id, ts,
     state and `held: KIND`, none of its text."""
     if e.get("held"):
-        return [("state", e["state"]), ("id", e["id"]), ("ts", e["ts"] or "-"), ("outcome", f"held: {e['held']}")]
+        return _why(e) + [("state", e["state"]), ("id", e["id"]), ("ts", e["ts"] or "-"),
+                          ("outcome", f"held: {e['held']}")]
     fields = [("state", e["state"]), ("class", e["class"] or "-"),
               ("tool", e["tool"] or "-"), ("what", e["what"] or "-"), ("agent", e["agent"] or "-"),
               ("ts", e["ts"] or "-"), ("id", e["id"]), ("outcome", outcome_of(e))]
     if e.get("pending"):
         fields.append(("waits for", e["pending"]))
-    return fields
+    return _why(e) + fields + ([("case", e["case"])] if e.get("case") else [])
+
+
+def _why(e: dict) -> list[tuple[str, str]]:
+    """An update's letter starts with what made it urgent."""
+    return [("trigger", e["trigger"])] if e.get("trigger") else []
+
+
+def triggers_of(head: dict) -> list[dict]:
+    update = head.get("update")
+    return update["triggers"] if update else []
+
+
+def trigger_counts(head: dict) -> str:
+    counts: dict[str, int] = {}
+    for t in triggers_of(head):
+        counts[t["trigger"]] = counts.get(t["trigger"], 0) + 1
+    return ", ".join(f"{n} {word}" for word, n in sorted(counts.items()))
+
+
+def trigger_line(t: dict) -> list[tuple[str, str]]:
+    """An update's line: why, then the letter's line (its case, for an escalation or a regression)."""
+    return [("box", t["box"])] + entry_fields(t)
+
+
+def failed_line(head: dict) -> str | None:
+    failed = head.get("failed_deliveries") or []
+    if not failed:
+        return None
+    return (f"Delivery failed: {', '.join(failed)} (refused by its sink too many times; it stays in the outbox: "
+            "`m1nd report deliver --retry RUN_ID`).")
 
 
 def markdown(frozen: store.Frozen) -> bytes:
@@ -146,7 +178,15 @@ def markdown(frozen: store.Frozen) -> bytes:
     t = totals(head["summary"])
     out += [f"| Total | {t['new']} | {t['open']} | {t['in_flight']} | {t['answered']} | {t['external']} |", ""]
     out += ["Open counts open work: replies (pickups and receipts) are listed below as replies to their "
-            "letters and never counted open.", "", "## Ledger", ""]
+            "letters and never counted open.", ""]
+    triggers = triggers_of(head)
+    if triggers:
+        out += ["## Update", "", f"Triggered by: {trigger_counts(head)} since the last report or update.", ""]
+        if head["kind"] != "update":  # an update's ledger is its triggers; a cadence report lists them here
+            for t in triggers:
+                out.append("- " + " · ".join(f"`{v}`" if k in ("state", "id") else md(v) for k, v in trigger_line(t)))
+            out.append("")
+    out += ["## Ledger", ""]
     if not entries:
         out += ["No new letters in this period.", ""]
     for row, items in boxes_in_order(head, entries):
@@ -160,12 +200,16 @@ def markdown(frozen: store.Frozen) -> bytes:
     pages = head["pages"]
     out += ["## Status", "",
             coverage_line(head) + ".",
+            "Cursor: unchanged (an update moves no cursor; its letters are in the next report too)."
+            if head["kind"] == "update" else
             f"Cursor: {head['period']['end']} once committed"
             + (f" (was {head['cursor_before']})." if head["cursor_before"] else
                (" (first report of this profile)." if head["kind"] == "scheduled" else "; a manual report moves no cursor.")),
             f"Entries: {head['entries']} on {plural(pages, 'page')} of at most 100. Report digest: `{frozen.digest}`.",
-            outcomes_line(entries),
-            next_action(head), ""]
+            outcomes_line(entries)]
+    if failed_line(head):
+        out.append(failed_line(head))
+    out += [next_action(head), ""]
     return "\n".join(out).encode("utf-8")
 
 
@@ -190,5 +234,7 @@ def json_doc(frozen: store.Frozen) -> bytes:
         "digest": frozen.digest,
         "cursor_before": head["cursor_before"],
         "next_action": next_action(head),
+        "update": head.get("update"),
+        "failed_deliveries": head.get("failed_deliveries") or [],
     }
     return jsonout.dumps(doc)

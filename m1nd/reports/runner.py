@@ -9,7 +9,7 @@ from datetime import datetime
 
 from m1nd.clock import stamp
 from m1nd.reports import deliver as delivery
-from m1nd.reports import freeze, store
+from m1nd.reports import freeze, store, updates
 from m1nd.reports.profiles import Profile
 from m1nd.run import Run
 
@@ -41,10 +41,11 @@ class Outcome:
 
 
 def nothing_due(run: Run, profile: Profile, now: datetime) -> tuple[bool, str | None]:
+    """Nothing due, no outbox, and no update to look for (found without reading a letter)."""
     state = store.load_state(run.paths, profile.name)
     d = freeze.due(profile, state, now)
     nb = stamp(d.next_boundary) if d.next_boundary else None
-    return (not d.due and not state.outbox), nb
+    return (not d.due and not state.outbox and not updates.wanted(run.paths, state, profile, now)), nb
 
 
 def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
@@ -60,12 +61,16 @@ def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
         state = store.load_state(paths, profile.name)
         d = freeze.due(profile, state, now)
         outcome = Outcome(profile.name, manual or d.due, stamp(d.next_boundary) if d.next_boundary else None)
-        if manual or d.due:
+        prepared = None
+        if manual or d.due:  # a cadence report carries any update due now: one report
             prepared = freeze.prepare(run, profile, now, since, until)
-            if prepared is not None:
-                outcome.prepared = prepared
-                outcome.committed = freeze.commit(run, profile, prepared.frozen.run_id, prepared.frozen.digest)
-                _queue_for_sink(paths, profile, prepared.frozen.run_id, sink.name)
+        elif updates.wanted(paths, state, profile, now):
+            prepared = freeze.prepare_update(run, profile, now)
+            outcome.due = prepared is not None
+        if prepared is not None:
+            outcome.prepared = prepared
+            outcome.committed = freeze.commit(run, profile, prepared.frozen.run_id, prepared.frozen.digest)
+            _queue_for_sink(paths, profile, prepared.frozen.run_id, sink.name)
         outcome.deliveries = delivery.deliver(paths, profile.name, sink, now, max_attempts=profile.max_attempts)
     return outcome
 

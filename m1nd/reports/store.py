@@ -64,11 +64,17 @@ class State:
     ledger_offset: int = 0
     accounted_after: list[str] = field(default_factory=list)
     attempts: dict[str, int] = field(default_factory=dict)  # "RUN_ID SINK": failed deliveries so far
+    # Exception updates: the ledger offset the last report or update scanned for
+    # triggers, when the last update went out, and when the last report or update did.
+    update_offset: int = 0
+    last_update: str | None = None
+    last_report: str | None = None
 
     def as_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "cursor": self.cursor, "committed": self.committed,
                 "outbox": self.outbox, "receipts": self.receipts, "ledger_offset": self.ledger_offset,
-                "accounted_after": self.accounted_after, "attempts": self.attempts}
+                "accounted_after": self.accounted_after, "attempts": self.attempts,
+                "update_offset": self.update_offset, "last_update": self.last_update, "last_report": self.last_report}
 
     def failed(self, max_attempts: int) -> list[str]:
         """Outbox reports a sink has refused `max_attempts` times: they wait for --retry."""
@@ -96,7 +102,13 @@ def load_state(paths: Paths, profile: str) -> State:
         if obj.get("schema") != STATE_SCHEMA:
             raise ValueError
         state = State(obj["cursor"], list(obj["committed"]), list(obj["outbox"]), list(obj["receipts"]),
-                      obj["ledger_offset"], list(obj["accounted_after"]), dict(obj.get("attempts", {})))
+                      obj["ledger_offset"], list(obj["accounted_after"]), dict(obj.get("attempts", {})),
+                      # a state from before updates: its cadence offset is where triggers were last seen
+                      obj.get("update_offset", obj["ledger_offset"]), obj.get("last_update"), obj.get("last_report"))
+        if type(state.update_offset) is not int or state.update_offset < 0:
+            raise ValueError
+        if not all(v is None or isinstance(v, str) for v in (state.last_update, state.last_report)):
+            raise ValueError
         if not all(isinstance(k, str) and type(n) is int for k, n in state.attempts.items()):
             raise ValueError
         if state.cursor is not None and not isinstance(state.cursor, str):
