@@ -131,8 +131,8 @@ def _count(f: Filters, label: str, key: str, number: int, state: str | None) -> 
 
 
 WAITING_LABEL = "waiting to be filed"  # the spool's row: what its letters are, not where they lie
-WAITING = ("in the spool, not in any box yet: a commit with the --stage hook, or m1nd distribute, "
-           "files those whose repository is on this machine's roster")
+WAITING = ("in the spool, in no box yet: for a repository this machine does not know yet, for the next "
+           "safe filing (a commit with the --stage hook, or m1nd distribute), or held back (m1nd doctor says which)")
 MARKERS = ("🟦", "🟪", "🟩", "🟧")  # beside each box's written label, never alone
 
 

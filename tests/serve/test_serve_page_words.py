@@ -37,7 +37,7 @@ def test_every_box_card_counts_add_up_to_its_total_and_the_spool_is_waiting_to_b
         # repo-a holds the answered bug, its pickup and receipt (two replies) and the open hostile letter
         assert cards["repo-a"] == {"open": 1, "in flight": 0, "answered": 1, "external": 0, "replies": 2, "total": 4}
         assert cards["waiting to be filed"]["total"] == 1
-        assert "in the spool, not in any box yet" in page
+        assert "in the spool, in no box yet" in page
         listing = get(srv, "/?state=all&box=spool")
         assert ">waiting to be filed</a>" in listing and ">spool</a>" not in listing
         assert srv.stop() == 0
