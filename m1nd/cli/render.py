@@ -136,6 +136,8 @@ def short_ts(letter) -> str:
 
 
 CLASS_CELLS = len("memory_misdelivery")  # the longest class in use is never cut
+# `what`'s least room on one line: 36 keeps a 120-column sweep with memory_misdelivery on one line
+WHAT_CELLS = 36
 
 
 def _column_widths(listing, show_box: bool) -> dict[str, int]:
@@ -152,7 +154,7 @@ def _column_widths(listing, show_box: bool) -> dict[str, int]:
 
 
 def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
-    """One line when `what` can keep at least 40 cells beside the other columns, else
+    """One line when `what` can keep at least WHAT_CELLS beside the other columns, else
     two: the id and its facts, then `what` with the whole width.  The id comes first
     and is never cut."""
     letter = shown.letter
@@ -166,7 +168,7 @@ def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
     cols += [pad(inline(letter.agent), widths["agent"]), pad(inline(letter.klass), widths["class"])]
     head = "  ".join(cols)
     room = p.width - _cells(head) - 2
-    if room >= 40:
+    if room >= WHAT_CELLS:
         p.line(head + "  " + fit(what, room), spans)
     else:
         # narrow: no padding, so that what fits is whole; the id first, never cut
