@@ -163,7 +163,8 @@ def _locked_box(box: Box) -> int:
     raise Refused(f"{box.path} keeps being replaced")
 
 
-def append(box: Box, ids: list[bytes], raws: list[bytes], lock_dir: str, index: BoxIndex, exclude=None) -> int:
+def append(box: Box, ids: list[bytes], raws: list[bytes], lock_dir: str, index: BoxIndex, exclude=None,
+           appended: list | None = None) -> int:
     """Append every letter not yet in the box (by full sha256 digest, `ids`: two
     different lines sharing a 12-hex id are both appended), under the box's lock.
 
@@ -173,6 +174,7 @@ def append(box: Box, ids: list[bytes], raws: list[bytes], lock_dir: str, index: 
     many letters were appended; raises Refused for a refused box.  (`lock_dir` is
     no longer used: the lock is on the box itself.)  `exclude(new_digests)`, when
     given, names the new letters to leave out all the same (git holds them elsewhere).
+    `appended`, when given, gets the digests of the letters appended.
     """
     fd = _locked_box(box)
     try:
@@ -192,6 +194,8 @@ def append(box: Box, ids: list[bytes], raws: list[bytes], lock_dir: str, index: 
         size_before = os.fstat(fd).st_size
         write_all(fd, data)
         index.appended(fd, size_before + len(data))
+        if appended is not None:
+            appended.extend(ids[i] for i in keep)
         return len(keep)
     finally:
         os.close(fd)  # closing the descriptor releases the lock

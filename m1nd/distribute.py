@@ -132,6 +132,7 @@ class _Batch:
     refiled: set[bytes] = field(default_factory=set)  # digests filed again: skipped when git holds them
     drop_index: bool = False  # letters left out that the state counts as filed: re-check the box next time
     leaned: str | None = None  # fingerprint of the refs that held letters this run left out
+    filed: list[bytes] = field(default_factory=list)  # digests appended to a consented box: the filing record
 
 
 class _Filer:
@@ -195,7 +196,8 @@ class _Filer:
             if self.write and not batch.problem and raws:
                 try:
                     n = boxes.append(batch.box, ids, raws, self.run.paths.locks, batch.index,
-                                     exclude=self._committed_filter(batch))
+                                     exclude=self._committed_filter(batch),
+                                     appended=batch.filed if batch.consented else None)
                     batch.appended += n
                     self.appended += n
                 except boxes.Refused as exc:
@@ -230,6 +232,13 @@ class _Filer:
             if batch.appended:
                 with _naming(batch.box.path):
                     boxes.sync(batch.box.path)
+            if batch.filed:  # after the box is on disk: the record says what it then held
+                from m1nd import filed
+
+                try:
+                    filed.record(self.run.paths, batch.box.path, batch.filed)
+                except OSError as exc:
+                    notes.append(f"cannot write the filing record of {batch.box.path}: {exc.strerror or exc}")
             if batch.drop_index:
                 batch.index.forget()
             elif not batch.problem:

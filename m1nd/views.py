@@ -9,6 +9,7 @@ and how many more matched.  cli/render.py decides how it looks.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 
 from m1nd.errors import UsageError
@@ -118,6 +119,25 @@ def _replies(letter, graph: ReplyGraph, fetch) -> tuple[tuple[object, str], ...]
     return tuple((r, graph.state(r)) for r in found)
 
 
+def told_apart(rows: list[tuple[object, str, dict]]) -> tuple[tuple[str, dict], ...]:
+    """The box table's rows: a label two roots share (`dup` twice) gets its root's path,
+    so that the two rows say which is which."""
+    from collections import Counter
+
+    seen = Counter(label for _, label, _ in rows)
+    home = os.environ.get("HOME") or ""
+
+    def shown(box, label):
+        if seen[label] < 2 or box is None or box.root is None:
+            return label
+        path = box.root.path
+        if home and (path == home or path.startswith(home.rstrip("/") + "/")):
+            path = "~" + path[len(home.rstrip("/")):]
+        return f"{label} ({path})"
+
+    return tuple((shown(box, label), counts) for box, label, counts in rows)
+
+
 # -- from the read model ----------------------------------------------------------------
 
 
@@ -127,7 +147,7 @@ def model_listing(model, filters: Filters, limit: int | None, scope=None) -> Lis
     graph = model.graph(scope)
     if scope is None:
         box_rows, not_filed = model.box_counts()
-        rows = tuple((s.label, c) for s, c in box_rows)
+        rows = told_apart([(s.box, s.label, c) for s, c in box_rows])
         totals = model.counts()
     else:
         rows, not_filed = (), None
@@ -217,7 +237,7 @@ def files_sweep_listing(result, filters: Filters, limit: int | None) -> Listing:
     in_boxes: set[str] = set()
     first_box: dict[str, str] = {}
     for read in result.boxes:
-        rows.append((read.box.label, _files_counts([letters[d] for d in read.ids], graph)))
+        rows.append((read.box, read.box.label, _files_counts([letters[d] for d in read.ids], graph)))
         for d in read.ids:
             first_box.setdefault(d, read.box.label)
         in_boxes |= read.ids
@@ -251,7 +271,7 @@ def files_sweep_listing(result, filters: Filters, limit: int | None) -> Listing:
         for n, kind in kinds.items():
             shown[unfiled[n]] = replace(shown[unfiled[n]], held=kind)
         shown = tuple(shown)
-    return Listing(tuple(rows), not_filed, totals, shown, matched, filters, limit)
+    return Listing(told_apart(rows), not_filed, totals, shown, matched, filters, limit)
 
 
 def files_box_listing(view, markers, filters: Filters, limit: int | None) -> Listing:

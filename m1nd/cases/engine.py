@@ -32,10 +32,12 @@ def compose(**fields) -> bytes:
     return orjson.dumps({k: fields[k] for k in KEY_ORDER if fields.get(k) not in (None, "")})
 
 
-def escalation(fingerprint: str, kind: str, first, second) -> bytes:
-    """cases.md 2: `ts` and `repo` of the second witness, the first two witnesses named in `what`."""
+def escalation(fingerprint: str, kind: str, first, second, holder=None) -> bytes:
+    """cases.md 2: `ts` and `repo` of the witness whose box takes it (`holder`: the second
+    witness unless that one is in no box here), the first two witnesses named in `what`."""
+    holder = holder or second
     return compose(
-        ts=second.ts, **{"class": "triage"}, kind=kind, repo=second.repo, brain=second.brain,
+        ts=holder.ts, **{"class": "triage"}, kind=kind, repo=holder.repo, brain=holder.brain,
         what=f"escalation: {fingerprint} has a second witness ({first.id} then {second.id})",
         fingerprint=fingerprint,
     )

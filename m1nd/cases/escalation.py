@@ -3,9 +3,11 @@ right after distribution (`m1nd distribute`, `m1nd sweep` without
 `--no-distribute`, the pre-commit hook installed with `--stage`).
 
 For each fingerprint with two witnesses or more and no escalation in the union yet,
-one escalation letter goes into the box that holds the second witness.  A second
-witness that is not in a box yet (it waits in the spool) holds its escalation back
-until a later filing puts it in one: the escalation waits like any letter.
+one escalation letter goes into the box that holds the second witness.  When the
+second witness is in no box on this machine (it waits for a repository this machine
+lacks, or it is held), the first later witness that is in a box takes it, so one
+waiting witness never silences a recurring symptom.  With no witness after the first
+in a box, the escalation waits like any letter.
 """
 
 from __future__ import annotations
@@ -87,12 +89,12 @@ def _escalate(run: Run, boxes, engine, gate) -> Escalated:
             if len(entry.witnesses) < 2 or entry.escalations:
                 continue
             first, second = entry.witnesses[0], entry.witnesses[1]
-            box = cases.box_of(second.digest)
-            if box is None or not gate.verdict(box).ok:  # not in a box yet, or not now (git is busy)
+            holder, box = filing_witness(cases, entry.witnesses)
+            if box is None or not gate.verdict(box).ok:  # no witness in a box yet, or not now (git is busy)
                 waiting.append(entry.fingerprint)
                 continue
             _, kind = fps.split(entry.fingerprint)
-            raw = engine.escalation(entry.fingerprint, kind, first, second)
+            raw = engine.escalation(entry.fingerprint, kind, first, second, holder)
             try:
                 if engine.file_into(run, box, [raw]):
                     filed.append((entry.fingerprint, letter_id(raw), box.label))
@@ -102,6 +104,17 @@ def _escalate(run: Run, boxes, engine, gate) -> Escalated:
                 problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
                                 f"{exc.strerror or exc}")
     return Escalated(tuple(filed), tuple(waiting), tuple(problems))
+
+
+def filing_witness(cases: Cases, witnesses):
+    """The witness whose box takes the escalation (cases.md 2): the second witness, or
+    when it is in no box on this machine, the first later witness that is in one.
+    Returns (witness, box), or (None, None) while no witness after the first is in a box."""
+    for witness in witnesses[1:]:
+        box = cases.box_of(witness.digest)
+        if box is not None:
+            return witness, box
+    return None, None
 
 
 def after_distribution(run: Run, receipt, before: Before | None = None, gate=None):

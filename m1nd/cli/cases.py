@@ -96,48 +96,9 @@ def _say(cases) -> None:
         output.warn(f"{problem} (its letters are left out)")
 
 
-RECENT_DAYS = 7
-
-
-def by_what_matters(entries, now=None) -> list:
-    """Most witnesses in the last 7 days first (by their `ts`), then most witnesses,
-    then by name: what recurs most, and most recently, is what a person looks for.
-    (`--json` keeps name order.)"""
-    from datetime import timedelta
-
-    from m1nd.clock import parse_now
-    from m1nd.timefmt import parse_ts
-
-    since = (now or parse_now()) - timedelta(days=RECENT_DAYS)
-
-    def recent(e) -> int:
-        return sum(1 for w in e.witnesses if (t := parse_ts(w.ts)) is not None and t >= since)
-
-    return sorted(entries, key=lambda e: (-recent(e), -len(e.witnesses), e.fingerprint))
-
-
-def standing(e) -> str:
-    """Where a fingerprint stands, in words: "recurring, escalated, no receipt yet",
-    "fixed, sentinel green"."""
-    words = []
-    if e.case:
-        words.append(e.case.disposition)
-        sentinel = {"green": "sentinel green", "red": "sentinel red: the symptom is back",
-                    "not_run": "sentinel not run yet", "not_allowed": "sentinel not allowed here"}
-        if e.case.sentinel in sentinel:
-            words.append(sentinel[e.case.sentinel])
-        if e.case.state == "open":
-            words.append("a witness is still open")
-        return ", ".join(words)
-    words.append("recurring" if len(e.witnesses) > 1 else "seen once")
-    if e.escalation:
-        words.append("escalated")
-    words.append("no receipt yet")
-    return ", ".join(words)
-
-
 def _cases_view(overlay, cases, limit, tool, kind, state, recurring) -> None:
     from m1nd.cases import fingerprints as fps
+    from m1nd.cases.display import by_what_matters, display_name, standing
     from m1nd.words import plural
 
     con = output.console()
@@ -157,8 +118,7 @@ def _cases_view(overlay, cases, limit, tool, kind, state, recurring) -> None:
     for e in shown[: limit or None]:
         style = "bold red" if e.case and e.case.sentinel == "red" else "bold"
         head, _, rest = e.line().partition(" — ")
-        if fps.split(e.fingerprint)[0] == "":  # `fp:/crash` reads like a path: say what it is
-            head += f" ({fps.split(e.fingerprint)[1]} in letters that name no tool)"
+        head = head.replace(e.fingerprint, display_name(e.fingerprint))
         _print(con, (f"{head} — {rest.split(' · ')[0]}: {standing(e)}", style))
         if e.case:
             c = e.case

@@ -135,6 +135,11 @@ def short_ts(letter) -> str:
     return key[:10] + " " + key[11:16]
 
 
+CLASS_CELLS = len("memory_misdelivery")  # the longest class in use is never cut
+# `what`'s least room on one line: 36 keeps a 120-column sweep with memory_misdelivery on one line
+WHAT_CELLS = 36
+
+
 def _column_widths(listing, show_box: bool) -> dict[str, int]:
     def widest(values, cap):
         return min(cap, max([1] + [_cells(v) for v in values]))
@@ -144,12 +149,12 @@ def _column_widths(listing, show_box: bool) -> dict[str, int]:
         "ts": max([1] + [len(short_ts(l)) for l in letters]),
         "box": widest([inline(sh.box) for sh in listing.shown], 16) if show_box else 0,
         "agent": widest([inline(l.agent) for l in letters], 14),
-        "class": widest([inline(l.klass) for l in letters], 12),
+        "class": widest([inline(l.klass) for l in letters], CLASS_CELLS),
     }
 
 
 def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
-    """One line when `what` can keep at least 40 cells beside the other columns, else
+    """One line when `what` can keep at least WHAT_CELLS beside the other columns, else
     two: the id and its facts, then `what` with the whole width.  The id comes first
     and is never cut."""
     letter = shown.letter
@@ -163,13 +168,13 @@ def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
     cols += [pad(inline(letter.agent), widths["agent"]), pad(inline(letter.klass), widths["class"])]
     head = "  ".join(cols)
     room = p.width - _cells(head) - 2
-    if room >= 40:
+    if room >= WHAT_CELLS:
         p.line(head + "  " + fit(what, room), spans)
     else:
         # narrow: no padding, so that what fits is whole; the id first, never cut
         ts = short_ts(letter)
         box = fit(inline(shown.box), 16) if widths["box"] else ""
-        agent, klass = fit(inline(letter.agent), 14), fit(inline(letter.klass), 12)
+        agent, klass = fit(inline(letter.agent), 14), fit(inline(letter.klass), CLASS_CELLS)
         # what does not fit goes first: the time of day, then the class, then agent's tail
         for cols in ([ts, box, agent, klass], [ts[:10], box, agent, klass], [ts[:10], box, agent]):
             line = "  ".join(x for x in [letter.id, state] + cols if x)

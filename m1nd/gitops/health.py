@@ -153,22 +153,35 @@ def letters_in_danger(root, unfiled) -> list[str]:
     return missing
 
 
-def _danger_note(root, unfiled) -> tuple[str, str]:
+def _danger_note(run, root, unfiled) -> tuple[str, str]:
+    """Letters of this consented box in neither it nor any commit, branch or stash: those
+    the filing record says were filed are in no box (git dropped them: in danger); the
+    others are waiting to be filed.  The fix is the same safe filing."""
+    from m1nd import filed
     from m1nd.gitops.safety import operation_in_progress, work_tree_top
     from m1nd.words import plural
 
     missing = letters_in_danger(root, unfiled)
     if not missing:
         return "", ""
-    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    recorded = filed.filed_ids(run.paths, project_box(root).path)
+    dropped = [i for i in missing if i in recorded]
+    waiting = [i for i in missing if i not in recorded]
+
+    def listed(ids):
+        return ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
     busy = operation_in_progress(work_tree_top(root.path) or root.path)
-    # Not "in no box": each is still in the spool, and the next safe filing files it.
-    # Without a record of what was filed, a letter git dropped looks the same as one
-    # never filed yet, so both are said the way the hook line says them.
     safe = "commit with the pre-commit hook (m1nd hooks install --stage), or m1nd distribute"
     fix = f"once git is done with {busy}: {safe}" if busy else safe
-    return (f"{plural(len(missing), 'letter')} waiting to be filed ({shown}): in the spool, "
-            f"not yet in the box nor in any commit, branch or stash"), fix
+    parts = []
+    if dropped:
+        parts.append(f"{plural(len(dropped), 'letter')} in no box ({listed(dropped)}): filed, then dropped by git "
+                     f"before any commit held {'it' if len(dropped) == 1 else 'them'}; still in the spool")
+    if waiting:
+        parts.append(f"{plural(len(waiting), 'letter')} waiting to be filed ({listed(waiting)}): in the spool, "
+                     f"not yet in the box nor in any commit, branch or stash")
+    return "; ".join(parts), fix
 
 
 def git_check(run, unfiled=None):
@@ -181,7 +194,7 @@ def git_check(run, unfiled=None):
     for root in roots:
         danger, danger_fix = "", ""
         if unfiled is not None and os.path.isdir(root.box_dir) and box_state(root.path) == "committed":
-            danger, danger_fix = _danger_note(root, unfiled)
+            danger, danger_fix = _danger_note(run, root, unfiled)
         if danger:
             notes.append(f"{root.label}: {danger}")
             status = WARN

@@ -112,7 +112,9 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         return mailbox.letter(ident.lower(), show_thread)
 
     def cases_page(request):
-        return pages.cases(mailbox.cases_doc())
+        from m1nd.cases.display import page_doc
+
+        return pages.cases(mailbox.cases_doc(page_doc))
 
     def reports_page(request):
         return pages.reports(mailbox.delivered())

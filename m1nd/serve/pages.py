@@ -130,6 +130,9 @@ def _count(f: Filters, label: str, key: str, number: int, state: str | None) -> 
     return f'<a href="{attr(f.query(state=state))}">{inner}</a>'
 
 
+WAITING_LABEL = "waiting to be filed"  # the spool's row: what its letters are, not where they lie
+WAITING = ("in the spool, in no box yet: for a repository this machine does not know yet, for the next "
+           "safe filing (a commit with the --stage hook, or m1nd distribute), or held back (m1nd doctor says which)")
 MARKERS = ("🟦", "🟪", "🟩", "🟧")  # beside each box's written label, never alone
 
 
@@ -143,17 +146,19 @@ def boxes_section(data: IndexData, f: Filters) -> str:
         c, label = box.counts, box.label
         marker = f'<span class="marker" aria-hidden="true">{markers[label]}</span> ' if label in markers else ""
         g = replace(f, box=label)
+        # Work letters by fate, plus replies: the five add up to the total, as in the sweep's table.
         counts = "".join([
-            _count(g, "open work", "open_work", c["open_work"], "open"),
-            _count(g, "in flight", IN_FLIGHT, c[IN_FLIGHT], "in_flight"),
-            _count(g, "answered", FIRED_CLAY, c[FIRED_CLAY], "answered"),
-            _count(g, "external", EXTERNAL, c[EXTERNAL], "external"),
+            _count(g, "open", "open_work", c["open_work"] - c.get("in_flight_work", 0), "open"),
+            _count(g, "in flight", IN_FLIGHT, c.get("in_flight_work", 0), "in_flight"),
+            _count(g, "answered", FIRED_CLAY, c.get("answered_work", 0), "answered"),
+            _count(g, "external", EXTERNAL, c.get("external_work", 0), "external"),
+            _count(g, "replies", "reply", c.get("replies", 0), None),
             _count(g, "total", "total", c["total"], "all"),
         ])
-        where = box.path or ("letters that wait in the spool: not filed into any box yet"
-                             if label == SPOOL_ROW else "private to this home")
+        where = box.path or (WAITING if label == SPOOL_ROW else "private to this home")
         here = " here" if f.box == label else ""
-        cards.append(f'<div class="card box{here}">{marker}<a class="label" href="{attr(f.query(box=label))}">{text(label)}</a>'
+        shown = WAITING_LABEL if label == SPOOL_ROW else label
+        cards.append(f'<div class="card box{here}">{marker}<a class="label" href="{attr(f.query(box=label))}">{text(shown)}</a>'
                      f'<div class="meta">{text(where)}</div><div class="counts">{counts}</div></div>')
     if not cards:
         return '<p class="empty">No boxes yet: no letter has been filed.</p>'
@@ -211,7 +216,7 @@ def _letter_link(lid: str) -> str:
 def letter_row(item, f: Filters) -> str:
     letter, state, box = item.row, item.state, item.box
     bits = [f'<span>{line(letter.ts) or "no time"}</span>',
-            f'<a href="{attr(f.query(box=box))}">{text(box)}</a>']
+            f'<a href="{attr(f.query(box=box))}">{text(WAITING_LABEL if box == SPOOL_ROW else box)}</a>']
     for key, word, value in (("agent", "agent", letter.agent), ("klass", "class", letter.klass),
                              ("tool", "tool", letter.tool)):
         if value:
@@ -260,9 +265,7 @@ def _ids(ids) -> str:
 def _fields(card) -> str:
     raw, state = card.fields, card.state
     rows = [("id", f'<span class="id nw">{text(card.row.id)}</span>'),
-            ("state", f'<span class="state {state}">{text(STATE_WORD[state])}</span>'
-                      + (" <span class=\"muted\">(a reply: work done, not work to do)</span>"
-                         if card.row.answers else "")),
+            ("state", _state_words(card)),
             ("box", text(card.box))]
     for key in KNOWN_FIELDS:
         if raw.get(key) not in ("", None):
@@ -279,6 +282,16 @@ def _fields(card) -> str:
         shown = value if isinstance(value, str) else orjson.dumps(value).decode()
         rows.append((key, f"<pre>{text(shown)}</pre>"))
     return '<dl class="facts">' + "".join(f"<dt>{text(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
+
+
+def _state_words(card) -> str:
+    """A reply is work done, not work to do: it says what it is, never "open"."""
+    if card.row.answers:
+        word = "a receipt" if is_receipt(card.row) else "a reply"
+        n = len(card.row.answers)
+        return (f'<span class="state reply">{word}</span> <span class="muted">to {n} letter{"s" if n != 1 else ""}: '
+                f"work done, not work to do</span>")
+    return f'<span class="state {card.state}">{text(STATE_WORD[card.state])}</span>'
 
 
 def _card(card, focus: str) -> str:
@@ -308,32 +321,34 @@ CASE_STATE = {"open": "wet_ink", "answered": "in_flight", "closed·guarded": "fi
 
 def cases(doc: dict) -> str:
     """Every fingerprint (a tool family and a symptom kind) with its witnesses, its
-    escalation letter and its case, as `m1nd cases --json` has them."""
+    escalation letter and its case, in the order and words of `m1nd cases`
+    (m1nd/cases/display.py: most recent recurrence first, where each stands)."""
     items = []
     for entry in doc.get("fingerprints", []):
         case = entry.get("case")
         witnesses = entry.get("witnesses", [])
         if case:
             tone = CASE_STATE.get(case.get("state"), "external")
-            head = f'<span class="state {tone}">{text(case.get("state", ""))}</span>'
-            sentinel = case.get("sentinel")
+            head = f'<span class="state {tone}">case {text(case.get("state", ""))}</span>'
             extra = (f'<span>receipt {_ids([case["receipt"]]) if case.get("receipt") else ""}</span>'
-                     + (f'<span>disposition {text(case["disposition"])}</span>' if case.get("disposition") else "")
-                     + (f'<span>sentinel {text(sentinel)}</span>' if sentinel else ""))
+                     + (f'<span>disposition {text(case["disposition"])}</span>' if case.get("disposition") else ""))
         else:
-            tone, head, extra = "reply", '<span class="state reply">no case</span>', ""
+            tone, head, extra = "reply", "", ""
         escalation = entry.get("escalation")
         esc = f"<span>escalation {_ids([escalation])}</span>" if escalation else ""
         shown = _ids(witnesses[:8]) + (f" and {len(witnesses) - 8} more" if len(witnesses) > 8 else "")
+        n = len(witnesses)
+        recent = f", {entry['recent']} in the last 7 days" if entry.get("recent") else ""
         items.append(
-            f'<li class="{tone}">{head}<span class="what">{text(entry.get("fingerprint", ""))}</span>'
-            f'<div class="meta"><span>{len(witnesses)} witness{"es" if len(witnesses) != 1 else ""}: {shown}</span>'
-            f"{esc}{extra}</div></li>")
+            f'<li class="{tone}">{head}<span class="what">{text(entry.get("name") or entry.get("fingerprint", ""))}</span>'
+            f'<div class="standing">{n} witness{"es" if n != 1 else ""}{text(recent)}: {text(entry.get("standing", ""))}</div>'
+            f'<div class="meta"><span>witnesses: {shown}</span>{esc}{extra}</div></li>')
     listing = (f'<ul class="ledger">{"".join(items)}</ul>' if items
                else '<p class="empty">No fingerprint yet: letters carry a <code>kind</code> to be grouped.</p>')
     kindless = doc.get("kindless", 0)
-    body = (f"<h1>Cases</h1><p class=\"muted\">{len(items)} fingerprint{'s' if len(items) != 1 else ''}, sorted by "
-            f"name; {text(kindless)} kindless letter{'s' if kindless != 1 else ''} (no kind, never guessed).</p>"
+    body = (f"<h1>Cases</h1><p class=\"muted\">{len(items)} fingerprint{'s' if len(items) != 1 else ''}: what "
+            f"recurs most in the last 7 days first, then most witnesses, then by name; {text(kindless)} kindless "
+            f"letter{'s' if kindless != 1 else ''} (letters with no kind: m1nd never guesses one).</p>"
             f"{listing}")
     return layout("Cases", body, here="cases")
 

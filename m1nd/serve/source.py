@@ -240,9 +240,10 @@ class Mailbox:
 
     # cases (issue 11) --------------------------------------------------------
 
-    def cases_doc(self) -> dict:
-        """The document of `m1nd cases --json`, as that command builds it. Not kept:
-        it also depends on the records (sentinel allowlist, last runs)."""
+    def cases_doc(self, shape=None) -> dict:
+        """The document of `m1nd cases --json`, as that command builds it (or `shape`
+        of the overlay: the page's). Not kept: it also depends on the records
+        (sentinel allowlist, last runs)."""
         from m1nd.cases import records
         from m1nd.cases.escalation import overlay_of
         from m1nd.cases.source import open_cases
@@ -254,7 +255,8 @@ class Mailbox:
                 _say_once(note)
             for problem in cases.problems:
                 _say_once(f"{problem} (its letters are left out)")
-            return overlay_of(cases, allowed, runs).as_json()
+            overlay = overlay_of(cases, allowed, runs)
+            return shape(overlay) if shape else overlay.as_json()
 
     def cases(self) -> Doc:
         try:

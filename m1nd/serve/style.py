@@ -50,6 +50,7 @@ ul.ledger li.reply, .card.reply { border-left-color: var(--line); }
 .state.reply { color: var(--muted); }
 ul.ledger .state, .card.letter > .state { margin-right: 8px; }
 .muted { color: var(--muted); }
+.standing { margin: 2px 0; }
 .id { font: 12.5px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .meta a { color: var(--muted); text-decoration: underline dotted; }
 .meta > * { margin-right: 12px; }

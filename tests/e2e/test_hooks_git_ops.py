@@ -184,12 +184,22 @@ def test_a_letter_dropped_from_the_work_tree_before_any_commit_is_filed_again(a,
     assert_each_letter_once(a, ids)
     git(a, *drop)
     assert not set(ids) & set(box_ids(a)) and clean(a)
+    never = write_letters(spool_path, "never filed yet")
     doctor = m1nd("doctor", "--json", cwd=a)
     danger = [c for c in __import__("json").loads(doctor.stdout)["checks"] if c["name"] == "git"][0]
-    assert "2 letters waiting to be filed" in danger["message"] and "m1nd distribute" in danger["fix"]
-    assert "in no box" not in danger["message"]
+    # the filing record tells the two apart: the dropped letters are in danger, the new one only waits
+    assert f"2 letters in no box ({ids[0]}, {ids[1]})" in danger["message"], danger
+    assert f"1 letter waiting to be filed ({never[0]})" in danger["message"], danger
+    assert "m1nd distribute" in danger["fix"]
     safe_filing(a)
-    assert_each_letter_once(a, ids, "the receipt must not call a dropped letter 'filed earlier'")
+    assert_each_letter_once(a, ids + never, "the receipt must not call a dropped letter 'filed earlier'")
+
+
+def test_a_letter_never_filed_is_waiting_to_be_filed_never_in_no_box(a, spool_path):
+    ids = write_letters(spool_path, "not filed yet")  # the box is consented; nothing filed it yet
+    doctor = m1nd("doctor", "--json", cwd=a)
+    danger = [c for c in __import__("json").loads(doctor.stdout)["checks"] if c["name"] == "git"][0]
+    assert f"1 letter waiting to be filed ({ids[0]})" in danger["message"] and "in no box" not in danger["message"]
 
 
 def test_stash_keeps_its_letter_and_pop_brings_it_back_then_drop_refiles(a, spool_path):

@@ -43,6 +43,7 @@ def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile, tmp
             page.navigate(srv.url)
             assert page.eval("document.title") == "Mailbox · m1nd"
             assert page.eval("document.querySelectorAll('.box').length") == 4
+            assert "WAITING TO BE FILED" in page.eval("document.body.innerText").upper()
             page.screenshot(str(out / f"mailbox-{width}.png"))
             if mobile:
                 assert page.eval("document.documentElement.scrollWidth") <= width
@@ -74,6 +75,8 @@ def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile, tmp
             shown = page.eval("[...document.querySelectorAll('.letter')].map(e => e.id)")
             assert set(shown) == {f"l-{ids['bug']}", f"l-{ids['pickup']}", f"l-{ids['receipt']}"}
             assert page.eval("document.querySelector('.letter.focus').id") == f"l-{ids['bug']}"
+            receipt = page.eval(f"document.getElementById('l-{ids['receipt']}').innerText").upper()
+            assert "A RECEIPT" in receipt and "WORK DONE, NOT WORK TO DO" in receipt and "OPEN (A REPLY" not in receipt
             if mobile:
                 assert page.eval("document.documentElement.scrollWidth") <= width
             page.screenshot(str(out / f"thread-{width}.png"))
@@ -85,7 +88,10 @@ def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile, tmp
 
             # the cases and the delivered reports, reached from the navigation
             page.click("nav a[href='/cases']")
-            assert "fp:recall/false_absence" in page.eval("document.body.innerText")
+            shown = page.eval("document.body.innerText")
+            assert "fp:recall/false_absence" in shown
+            assert "2 witnesses: recurring, escalated, no receipt yet" in shown
+            assert "NO CASE" not in shown.upper()
             if mobile:
                 assert page.eval("document.documentElement.scrollWidth") <= width
             page.screenshot(str(out / f"cases-{width}.png"))

@@ -342,10 +342,10 @@ def _listed(page: str) -> set[str]:
 
 def test_the_page_shows_every_box_with_its_counts_and_markers(server):
     page = get(server, "/").text
-    for label in ("medulla", "repo-a", "repo-b", "spool"):
+    for label in ("medulla", "repo-a", "repo-b", "waiting to be filed"):
         assert f">{label}</a>" in page
-    for word, key in (("open work", "open_work"), ("in flight", "in_flight"), ("answered", "fired_clay"),
-                      ("external", "external")):
+    for word, key in (("open", "open_work"), ("in flight", "in_flight"), ("answered", "fired_clay"),
+                      ("external", "external"), ("replies", "reply"), ("total", "total")):
         assert f'<span class="dot {key}"></span>{word} <b>' in page
 
 
