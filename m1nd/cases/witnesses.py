@@ -32,7 +32,7 @@ from m1nd.cases import fingerprints as fps
 from m1nd.cases.overlay import Witness
 from m1nd.fates import is_receipt
 from m1nd.fsutil import open_regular
-from m1nd.letters import load, parse
+from m1nd.letters import from_object, load
 from m1nd.readmodel import store
 from m1nd.readmodel.update import RACY_NS, path_key
 from m1nd.run import Run
@@ -61,7 +61,7 @@ def _classify(raw: bytes) -> tuple[str, str, dict] | None:
     obj = load(raw)
     if obj is None or obj.get("kind") == "mission":
         return None
-    letter = parse(raw)
+    letter = from_object(raw, obj, "")  # the id is not needed here
     if is_receipt(letter):
         fingerprint = obj.get("fingerprint")
         if type(fingerprint) is not str or fps.split(fingerprint) is None:
