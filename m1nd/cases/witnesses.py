@@ -135,6 +135,8 @@ def _update_file(con: sqlite3.Connection, path: str) -> bool:
         con.execute("BEGIN IMMEDIATE")
         try:
             row = con.execute(select, (key,)).fetchone()  # lock, re-check, act
+            if st is not None:  # another process may have looked further meanwhile
+                st = os.fstat(fh.fileno())
             if st is None:
                 con.execute("DELETE FROM case_letters WHERE path = ?", (key,))
                 con.execute("DELETE FROM case_files WHERE path = ?", (key,))
