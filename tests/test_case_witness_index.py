@@ -32,7 +32,8 @@ def from_index(home: str, spool: str, root: str) -> dict:
     run = open_run(home=home, spool=spool, extra_roots=[root])
     with Index(run) as index:
         index.update()
-        return {e.fingerprint: ([w.id for w in e.witnesses], getattr(index.box_of(e.witnesses[1].digest), "label", None))
+        return {e.fingerprint: ([w.id for w in e.witnesses],
+                                getattr(index.box_of(e.witnesses[1].digest), "label", None))
                 for e in index.unescalated()}
 
 
