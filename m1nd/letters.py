@@ -118,9 +118,14 @@ def parse(raw: bytes, lid: str | None = None) -> Letter | None:
     obj = load(raw)
     if obj is None:
         return None
+    return from_object(raw, obj, lid or letter_id(raw))
+
+
+def from_object(raw: bytes, obj: dict, lid: str) -> Letter:
+    """The letter of a line `load` already gave the object of."""
     get = obj.get
     return Letter(
-        lid or letter_id(raw), raw, get("ts", ""), get("agent", ""), get("class", ""), get("repo", ""),
+        lid, raw, get("ts", ""), get("agent", ""), get("class", ""), get("repo", ""),
         get("brain", ""), get("tool", ""), get("what", ""), get("expected", ""), get("snippet", ""),
         tuple(get("answers", ())), get("kind"),
     )

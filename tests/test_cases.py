@@ -420,14 +420,25 @@ def test_an_unreadable_spool_is_one_line_or_the_error_document(spool_path):
     assert r.code == 1 and r.json["error"]["code"] == 1
 
 
-def test_a_filing_with_no_possible_new_witness_never_opens_the_read_model(ws, m1nd_home, spool_path):
-    assert run_cli("distribute").code == 0
+def indexed_letters(db: Path) -> int:
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT count(*) FROM letters").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_a_filing_escalates_without_building_the_read_model(ws, m1nd_home, spool_path):
+    assert run_cli("distribute").code == 0  # the replay corpus: two fingerprints escalate
     db = m1nd_home / "state" / "readmodel.sqlite3"
-    db.unlink()
+    assert len(engine_lines(ws / "repo-b" / ".m1nd" / "inbox.jsonl")) >= 1
+    assert indexed_letters(db) == 0  # only the witness index was kept, no letter indexed
     write_spool(spool_path, [letter(ts="2026-05-04T09:00:00Z", klass="note", repo="repo-a", tool="north",
                                     what="a plain note about memory")])
     assert run_cli("distribute").code == 0
-    assert not db.exists()
+    assert indexed_letters(db) == 0
     # a witness spelled with JSON escapes is still seen: the next filing escalates it
     w1 = b'{"ts":"2026-05-04T10:00:00Z","class":"bug","kind":"\\u0063rash","repo":"repo-a","tool":"seek","what":"1"}'
     w2 = b'{"ts":"2026-05-04T10:05:00Z","class":"bug","kind":"crash","repo":"repo-a","tool":"Seek","what":"2"}'

@@ -5,6 +5,7 @@ source.py        the letters the overlay reads (distinct by full digest, with bo
 overlay.py       fingerprints, witnesses, escalations and cases over those letters
 engine.py        the one writer of engine letters (escalations, regressions, abandonment)
 escalation.py    the step distribution calls: one escalation per fingerprint
+witnesses.py     the witnesses and escalations of each file, kept as letters arrive
 sentinels.py     the allowlist, probe runs, results and regression letters
 claims.py        the honesty-letter labels and their export
 abandonment.py   call traces in, abandonment letters out

@@ -8,6 +8,9 @@ second witness is in no box on this machine (it waits for a repository this mach
 lacks, or it is held), the first later witness that is in a box takes it, so one
 waiting witness never silences a recurring symptom.  With no witness after the first
 in a box, the escalation waits like any letter.
+
+The step decides from the witness index (witnesses.py), which it keeps current with
+the new lines of the spool and the boxes; it never builds the read model.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass
 
 from m1nd.cases import fingerprints as fps
 from m1nd.cases.overlay import compute
-from m1nd.cases.source import Cases, open_cases
+from m1nd.cases.source import Cases
 from m1nd.fsutil import lock_for
 from m1nd.letters import letter_id
 from m1nd.run import Run
@@ -35,82 +38,86 @@ def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = No
 
 @dataclass(frozen=True)
 class Before:
-    """What `before_distribution` saw of the spool."""
+    """`before_distribution` looked at the spool's new lines (kept in the index)."""
 
-    witness: bool  # a line not looked at yet may be a witness
-    looked: dict  # the look record, with the spool's entry moved past what was seen
+    looked: bool
 
 
 def before_distribution(run: Run) -> Before | None:
-    """The call sites' line before distributing: look at the spool's new bytes now, so
-    that the pass after the distribution has (almost) nothing left to read.  Never fails."""
-    from m1nd.cases import prescan
+    """The call sites' line before distributing: look at the spool's new lines now (the
+    bytes the distribution is about to read, while they are in the page cache), so that
+    the step after it has only the boxes' new lines left to look at.  Never fails."""
+    import os
+    import sqlite3
 
-    try:
-        witness, looked = prescan.look_at_spool(run, prescan.load(run))
-    except (OSError, ValueError):
+    from m1nd.cases.witnesses import Index
+
+    if not os.path.isdir(run.paths.home):  # a filing makes the home; a look never does
         return None
-    return Before(witness, looked)
+    try:
+        with Index(run) as index:
+            index.update(spool_only=True)
+            if index.changed:  # the step after the filing decides over what was seen here
+                index.set_undecided(True)
+    except (OSError, ValueError, sqlite3.Error):
+        return None
+    return Before(True)
 
 
 def escalate(run: Run, receipt=None, before: Before | None = None, gate=None) -> Escalated:
-    """`receipt`: the distribution just run, whose own appends need no second look;
-    `before`: what `before_distribution` saw of the spool; `gate`: which boxes this
-    filing may write (gitops/safety.py: a consented box waits while git is busy, and
-    for a hook that may not write it), by default a command the user runs."""
+    """Escalate every fingerprint that needs it, deciding from the witness index
+    (witnesses.py), brought current with what is new in the spool and the boxes:
+    a filing never builds the read model.  `receipt` and `before`: the distribution
+    just run and what was looked at before it (the index knows either way); `gate`:
+    which boxes this filing may write (gitops/safety.py: a consented box waits while
+    git is busy, and for a hook that may not write it), by default a command the user runs."""
     from m1nd import boxes
-    from m1nd.cases import engine, prescan
+    from m1nd.cases import engine
+    from m1nd.cases.witnesses import Index
 
-    with lock_for(run.paths.locks, "distribute", run.paths.state):
-        looked = before.looked if before is not None else prescan.load(run)
-        current = prescan.now(run)
-        appended = dict(receipt.appended_by_box) if receipt is not None else {}
-        if not (before is not None and before.witness) and not prescan.anything_new(run, looked, current, appended):
-            if current != looked:
-                prescan.save(run, current)
+    del receipt, before
+    with lock_for(run.paths.locks, "distribute", run.paths.state), Index(run) as index:
+        index.update()
+        # Nothing new looked at and nothing left waiting: nothing can need an escalation.
+        if not index.changed and not index.undecided():
             return Escalated((), (), ())
         if gate is None:
             from m1nd.gitops.safety import Gate
 
             gate = Gate()
-        escalated = _escalate(run, boxes, engine, gate)
-        # What was looked at is remembered only when nothing waits or failed: a waiting
-        # escalation must be tried again at every filing, until its witness is in a box.
-        if not escalated.problems and not escalated.waiting:
-            prescan.save(run, prescan.now(run))  # after our own appends (never witnesses)
+        escalated = _escalate(run, index, boxes, engine, gate)
+        # A waiting (or failed) escalation is tried again at every filing, until its
+        # witness is in a box that may be written.
+        index.set_undecided(bool(escalated.problems or escalated.waiting))
         return escalated
 
 
-def _escalate(run: Run, boxes, engine, gate) -> Escalated:
-    with open_cases(run) as cases:
-        overlay = overlay_of(cases)
-        filed, waiting, problems = [], [], []
-        for entry in overlay.entries:
-            if len(entry.witnesses) < 2 or entry.escalations:
-                continue
-            first, second = entry.witnesses[0], entry.witnesses[1]
-            holder, box = filing_witness(cases, entry.witnesses)
-            if box is None or not gate.verdict(box).ok:  # no witness in a box yet, or not now (git is busy)
-                waiting.append(entry.fingerprint)
-                continue
-            _, kind = fps.split(entry.fingerprint)
-            raw = engine.escalation(entry.fingerprint, kind, first, second, holder)
-            try:
-                if engine.file_into(run, box, [raw]):
-                    filed.append((entry.fingerprint, letter_id(raw), box.label))
-            except boxes.Refused as exc:
-                problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")
-            except OSError as exc:
-                problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
-                                f"{exc.strerror or exc}")
+def _escalate(run: Run, index, boxes, engine, gate) -> Escalated:
+    filed, waiting, problems = [], [], []
+    for entry in index.unescalated():
+        first, second = entry.witnesses[0], entry.witnesses[1]
+        holder, box = filing_witness(index, entry.witnesses)
+        if box is None or not gate.verdict(box).ok:  # no witness in a box yet, or not now (git is busy)
+            waiting.append(entry.fingerprint)
+            continue
+        _, kind = fps.split(entry.fingerprint)
+        raw = engine.escalation(entry.fingerprint, kind, first, second, holder)
+        try:
+            if engine.file_into(run, box, [raw]):
+                filed.append((entry.fingerprint, letter_id(raw), box.label))
+        except boxes.Refused as exc:
+            problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")
+        except OSError as exc:
+            problems.append(f"escalation of {entry.fingerprint} not filed: cannot write {box.path}: "
+                            f"{exc.strerror or exc}")
     return Escalated(tuple(filed), tuple(waiting), tuple(problems))
 
 
-def filing_witness(cases: Cases, witnesses):
+def filing_witness(cases, witnesses):
     """The witness whose box takes the escalation (cases.md 2): the second witness, or
     when it is in no box on this machine, the first later witness that is in one.
     Returns (witness, box), or (None, None) while no witness after the first is in a box."""
-    for witness in witnesses[1:]:
+    for witness in witnesses[1:]:  # `cases`: anything with box_of (the witness index)
         box = cases.box_of(witness.digest)
         if box is not None:
             return witness, box
@@ -123,6 +130,7 @@ def after_distribution(run: Run, receipt, before: Before | None = None, gate=Non
     never fails the distribution: the letters are filed, escalation catches up at the
     next filing)."""
     import dataclasses
+    import sqlite3
 
     from m1nd.errors import M1ndError
 
@@ -134,4 +142,6 @@ def after_distribution(run: Run, receipt, before: Before | None = None, gate=Non
         problems = (f"escalation skipped: {exc.message}",)
     except OSError as exc:
         problems = (f"escalation skipped: {exc.filename or ''} {exc.strerror or exc}".strip(),)
+    except sqlite3.Error as exc:  # the index's database (witnesses.py): derived, rebuilt later
+        problems = (f"escalation skipped: {exc}",)
     return dataclasses.replace(receipt, notes=receipt.notes + problems) if problems else receipt

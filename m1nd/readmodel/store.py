@@ -15,6 +15,9 @@ Tables:
 - `malformed`: malformed lines by file and line number;
 - `cache`: aggregates derived from the rest, keyed by the generations they were
   computed from (a shortcut only).
+- `case_files`, `case_letters`: the witnesses and escalations of each file, kept
+  by the escalation step after every filing without building the rest of the
+  model (m1nd/cases/witnesses.py).
 """
 
 from __future__ import annotations
@@ -69,6 +72,17 @@ CREATE TABLE IF NOT EXISTS malformed (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS removed (digest BLOB PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cache (n INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS case_files (
+    path BLOB PRIMARY KEY, dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, offset INTEGER NOT NULL, hashes TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS case_letters (
+    path BLOB NOT NULL, offset INTEGER NOT NULL, digest BLOB NOT NULL, role TEXT NOT NULL,
+    fingerprint TEXT NOT NULL, ts TEXT NOT NULL, tool TEXT NOT NULL, repo TEXT NOT NULL, brain TEXT NOT NULL,
+    PRIMARY KEY (path, offset)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS case_letters_fingerprint ON case_letters (fingerprint, role);
+CREATE INDEX IF NOT EXISTS case_letters_digest ON case_letters (digest);
 """
 
 

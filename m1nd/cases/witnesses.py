@@ -1,0 +1,246 @@
+"""The witnesses and escalations of every file of the union, kept as letters arrive
+(cases.md 2), so that the escalation step after a filing never builds the read model.
+
+Escalation needs, per fingerprint, its witnesses in order, whether the union already
+holds an escalation for it, and which box holds a witness.  This index keeps exactly
+that, in the read model's database (tables `case_files` and `case_letters`), for the
+lines that can be a witness or an escalation: a line is parsed only when it holds a
+marker every such line must hold (MARKERS), so looking at new bytes costs a byte
+search over them and a parse of the few lines that may matter.
+
+Each file is verified the way the read model verifies its files: an unchanged stat
+costs one fstat; a file that only grew (same device and inode, the same checksums
+over what was looked at) is read from where the last look stopped; a file replaced,
+truncated or rewritten (a git checkout) is looked at again from its first byte.  A
+file's update is one transaction: a process killed mid-update leaves that file as it
+was, and the next update carries on.  Derived only: deleting the state rebuilds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+
+import orjson
+
+from m1nd.boxes import Box, refusal
+from m1nd.boxindex import region_hashes
+from m1nd.cases import fingerprints as fps
+from m1nd.cases.overlay import Witness
+from m1nd.fates import is_receipt
+from m1nd.fsutil import open_regular
+from m1nd.letters import from_object, load
+from m1nd.readmodel import store
+from m1nd.readmodel.update import RACY_NS, path_key
+from m1nd.run import Run
+
+BLOCK = 16 << 20
+WITNESS, ESCALATION = "w", "e"
+# Every witness's line holds one of these bytes exactly: a `"kind"` key (the eight, and
+# the misdelivery mapping, both need one), a backfill rule's marker, or a `\u` escape
+# (which could spell any of them); every escalation's line a `"fingerprint"` key.
+# (marker, words the lowercased line must also hold)
+MARKERS = (
+    (b'"kind"', ()),
+    (b'"fingerprint"', ()),
+    (b"\\u", ()),
+    (b"Traceback (most recent call last)", ()),  # traceback-crash
+    (b'"honesty"', (b"north", b"memor")),  # north-memory-emptiness
+)
+# meta: the next escalation step must decide even if it finds nothing new (a look
+# before the filing saw new lines, or the last decision left an escalation waiting or failing)
+UNDECIDED_KEY = "cases_undecided"
+
+
+def _classify(raw: bytes) -> tuple[str, str, dict] | None:
+    """(role, fingerprint, fields) of a line that is a witness or an escalation, else
+    None.  The same decision as the fold (fold.py) makes over read-model rows."""
+    obj = load(raw)
+    if obj is None or obj.get("kind") == "mission":
+        return None
+    letter = from_object(raw, obj, "")  # the id is not needed here
+    if is_receipt(letter):
+        fingerprint = obj.get("fingerprint")
+        if type(fingerprint) is not str or fps.split(fingerprint) is None:
+            return None
+        if obj.get("disposition") is None and letter.agent == fps.ENGINE_AGENT:
+            return ESCALATION, fingerprint, obj
+        return None
+    fingerprint = fps.derive(letter).fingerprint
+    return (WITNESS, fingerprint, obj) if fingerprint is not None else None
+
+
+def _rows_in_block(block: bytes, base: int, path: bytes) -> list[tuple]:
+    rows: list[tuple] = []
+    seen: set[int] = set()
+    for marker, also in MARKERS:
+        at = block.find(marker)
+        while at >= 0:
+            start = block.rfind(b"\n", 0, at) + 1
+            end = block.find(b"\n", at)
+            end = len(block) if end < 0 else end
+            if start not in seen:
+                seen.add(start)
+                line = block[start:end]
+                raw = line[:-1] if line.endswith(b"\r") else line  # letters.py: one `\r` goes
+                if (not also or all(w in line.lower() for w in also)) and raw.strip():
+                    found = _classify(raw)
+                    if found is not None:
+                        role, fingerprint, obj = found
+                        get = obj.get
+                        digest = hashlib.sha256(raw).digest()
+                        rows.append((path, base + start, digest, role, fingerprint, get("ts", ""),
+                                     get("tool", ""), get("repo", ""), get("brain", "")))
+            at = block.find(marker, end)
+    return rows
+
+
+def _scan(fd: int, start: int, size: int, path: bytes) -> tuple[list[tuple], int]:
+    """Rows of the lines in [start, size), and the offset after the last `\\n` (a final
+    unterminated line is looked at, but read again next time: it may still grow)."""
+    rows: list[tuple] = []
+    at, carry_at, carry = start, start, b""
+    while at < size:
+        chunk = os.pread(fd, min(BLOCK, size - at), at)
+        if not chunk:
+            break
+        at += len(chunk)
+        data = carry + chunk
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            rows.extend(_rows_in_block(data[:cut], carry_at, path))
+        carry, carry_at = data[cut:], carry_at + cut
+    if carry:
+        rows.extend(_rows_in_block(carry, carry_at, path))
+    return rows, carry_at
+
+
+def _update_file(con: sqlite3.Connection, path: str) -> bool:
+    """Bring one file's rows up to its content; True when anything changed.  Raises
+    OSError for a file that cannot be read."""
+    key = path_key(path)
+    fh = open_regular(path)
+    try:
+        st = os.fstat(fh.fileno()) if fh is not None else None
+        select = "SELECT dev, ino, size, mtime_ns, offset, hashes FROM case_files WHERE path = ?"
+        row = con.execute(select, (key,)).fetchone()
+        if st is not None and row is not None and tuple(row[:4]) == (st.st_dev, st.st_ino, st.st_size,
+                                                                     st.st_mtime_ns):
+            return False
+        if st is None and row is None:
+            return False
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            row = con.execute(select, (key,)).fetchone()  # lock, re-check, act
+            if st is not None:  # another process may have looked further meanwhile
+                st = os.fstat(fh.fileno())
+            if st is None:
+                con.execute("DELETE FROM case_letters WHERE path = ?", (key,))
+                con.execute("DELETE FROM case_files WHERE path = ?", (key,))
+                con.execute("COMMIT")
+                return True
+            fd = fh.fileno()
+            hashes = orjson.loads(row[5]) if row is not None else []
+            grew = (row is not None and (row[0], row[1]) == (st.st_dev, st.st_ino) and st.st_size >= row[4]
+                    and region_hashes(fd, row[4]) == hashes)
+            start = row[4] if grew else 0
+            if not grew:
+                hashes = []
+            con.execute("DELETE FROM case_letters WHERE path = ? AND offset >= ?", (key, start))
+            rows, offset = _scan(fd, start, st.st_size, key)
+            con.executemany("INSERT OR REPLACE INTO case_letters VALUES (?,?,?,?,?,?,?,?,?)", rows)
+            hashes = region_hashes(fd, offset, hashes, start)
+            after = os.fstat(fd)
+            # As the read model does: a stat is trusted only when everything was read and
+            # it is not so fresh that a same-size rewrite in the same tick could hide.
+            mtime = after.st_mtime_ns if after.st_size == st.st_size else -1
+            if mtime >= time.time_ns() - RACY_NS:
+                mtime = -2
+            con.execute("INSERT OR REPLACE INTO case_files VALUES (?,?,?,?,?,?,?)",
+                        (key, st.st_dev, st.st_ino, st.st_size, mtime, offset, orjson.dumps(hashes).decode()))
+            con.execute("COMMIT")
+            return True
+        except BaseException:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
+    finally:
+        if fh is not None:
+            fh.close()
+
+
+@dataclass(frozen=True)
+class Entry:
+    fingerprint: str
+    witnesses: tuple[Witness, ...]  # distinct by digest, ordered by ts, then id, then digest
+
+
+class Index:
+    """The index for one run: open, brought current (`update`), asked, closed."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.con, self.persistent, _ = store.open_db(run.paths.state)
+        self.boxes: list[Box] = []  # the run's boxes whose letters are in the union, in run order
+        self.changed = False
+
+    def update(self, spool_only: bool = False) -> None:
+        self.changed |= _update_file(self.con, self.run.paths.spool)
+        if spool_only:
+            return
+        self.boxes = []
+        for box in self.run.boxes():
+            if refusal(box):
+                continue  # a refused box is not read: its letters are not in the union
+            try:
+                self.changed |= _update_file(self.con, box.path)
+            except OSError:
+                continue  # an unreadable box: not in the union this run
+            self.boxes.append(box)
+
+    def _paths(self) -> list[bytes]:
+        return [path_key(self.run.paths.spool)] + [path_key(b.path) for b in self.boxes]
+
+    def unescalated(self) -> list[Entry]:
+        """Fingerprints with two witnesses or more and no escalation in the union."""
+        paths = self._paths()
+        marks = ",".join("?" * len(paths))
+        found = self.con.execute(
+            f"SELECT fingerprint FROM case_letters WHERE path IN ({marks}) GROUP BY fingerprint"
+            f" HAVING sum(role = '{ESCALATION}') = 0"
+            f" AND count(DISTINCT CASE WHEN role = '{WITNESS}' THEN digest END) >= 2 ORDER BY fingerprint",
+            paths).fetchall()
+        entries = []
+        for (fingerprint,) in found:
+            distinct = {}
+            for digest, ts, tool, repo, brain in self.con.execute(
+                    f"SELECT digest, ts, tool, repo, brain FROM case_letters WHERE fingerprint = ?"
+                    f" AND role = '{WITNESS}' AND path IN ({marks})", [fingerprint, *paths]):
+                distinct[digest] = Witness(digest[:6].hex(), ts, digest.hex(), tool, repo, brain)
+            entries.append(Entry(fingerprint, tuple(sorted(distinct.values(), key=lambda w: w.order))))
+        return entries
+
+    def box_of(self, digest: str) -> Box | None:
+        """The box that holds a letter: the first in run order (None: only in the spool)."""
+        held = {r[0] for r in self.con.execute("SELECT path FROM case_letters WHERE digest = ?",
+                                               (bytes.fromhex(digest),))}
+        return next((b for b in self.boxes if path_key(b.path) in held), None)
+
+    def undecided(self) -> bool:
+        row = self.con.execute("SELECT value FROM meta WHERE key = ?", (UNDECIDED_KEY,)).fetchone()
+        return row is not None and row[0] == "1"
+
+    def set_undecided(self, undecided: bool) -> None:
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (UNDECIDED_KEY, "1" if undecided else "0"))
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "Index":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
