@@ -353,6 +353,9 @@ def check_every_letter_once(world, seed, log) -> None:
 
 
 FIXED_SEEDS = [1]
+# Read at import: the test's hermetic environment drops every M1ND_ variable.
+MANY_SEEDS = int(os.environ.get("M1ND_DIFF_SEEDS") or 0)
+MANY_STEPS = int(os.environ.get("M1ND_DIFF_STEPS") or 40)
 
 
 @pytest.mark.parametrize("seed", FIXED_SEEDS)
@@ -360,7 +363,7 @@ def test_git_with_m1nds_hooks_behaves_as_git_without_them(tmp_path, seed):
     run_sequence(tmp_path, seed, steps=30)
 
 
-@pytest.mark.skipif(not os.environ.get("M1ND_DIFF_SEEDS"), reason="many seeds by hand: M1ND_DIFF_SEEDS=N")
-def test_git_with_m1nds_hooks_behaves_as_git_without_them_for_many_seeds(tmp_path):
-    for seed in range(100, 100 + int(os.environ["M1ND_DIFF_SEEDS"])):
-        run_sequence(tmp_path / str(seed), seed, steps=int(os.environ.get("M1ND_DIFF_STEPS", "40")))
+@pytest.mark.skipif(not MANY_SEEDS, reason="many seeds by hand: M1ND_DIFF_SEEDS=N")
+@pytest.mark.parametrize("seed", range(100, 100 + MANY_SEEDS))
+def test_git_with_m1nds_hooks_behaves_as_git_without_them_for_many_seeds(tmp_path, seed):
+    run_sequence(tmp_path, seed, steps=MANY_STEPS)
