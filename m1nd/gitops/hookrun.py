@@ -59,6 +59,14 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
         _stderr(f"m1nd: warning: no hook named {shown} (known: {', '.join(SYNC_HOOKS + (STAGE_HOOK,))}); "
                 "nothing done\n")
         return 0
+    if name in SYNC_HOOKS:
+        from m1nd.gitops.hookstamp import cached_notice
+
+        notice = cached_notice()
+        if notice is not None:  # nothing new since the last hook here
+            if notice:
+                _stderr(notice)
+            return 0
     limit = budget()
     started = time.monotonic()
     index_file = _index_file()
@@ -164,6 +172,10 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float) -> st
             before = before_distribution(run)
             receipt = after_distribution(run, distribute(run, gate=gate), before, gate)
         else:
+            from m1nd.gitops import hookstamp
+
+            boxes = [b.path for b in run.boxes()]
+            stats = hookstamp.snapshot(hookstamp.watched(run.paths.home, run.paths.spool, boxes))
             receipt = distribute(run, gate=Gate(HOOK, run.bound))
     except M1ndError as exc:
         return f"m1nd: warning: the {name} hook filed nothing: {_one_line(exc)}\n"
@@ -177,7 +189,14 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float) -> st
                 lines.extend(_notice(run, receipt))
         except M1ndError as exc:
             lines.append(f"m1nd: warning: the {name} hook: {_one_line(exc)}")
-    return "".join(line + "\n" for line in lines)
+    out = "".join(line + "\n" for line in lines)
+    if name != STAGE_HOOK and not receipt.problems and not receipt.appended and "warning" not in out \
+            and [b.path for b in run.boxes()] == boxes:
+        # Kept only for a run that found nothing to do: the next hook that finds the same
+        # files answers at once (hookstamp.py).
+        bound_box = os.path.join(run.bound, BOX_REL) if run.bound else None
+        hookstamp.remember(stats, out, bound_box)
+    return out
 
 
 def _ancestors(pid: int, depth: int = 4) -> list[int]:
