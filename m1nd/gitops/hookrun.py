@@ -59,14 +59,6 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
         _stderr(f"m1nd: warning: no hook named {shown} (known: {', '.join(SYNC_HOOKS + (STAGE_HOOK,))}); "
                 "nothing done\n")
         return 0
-    if name in SYNC_HOOKS:
-        from m1nd.gitops.hookstamp import cached_notice
-
-        notice = cached_notice()
-        if notice is not None:  # nothing new since the last hook here
-            if notice:
-                _stderr(notice)
-            return 0
     limit = budget()
     started = time.monotonic()
     index_file = _index_file()
@@ -195,7 +187,7 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float) -> st
         # Kept only for a run that found nothing to do: the next hook that finds the same
         # files answers at once (hookstamp.py).
         bound_box = os.path.join(run.bound, BOX_REL) if run.bound else None
-        hookstamp.remember(stats, out, bound_box)
+        hookstamp.remember(stats, safe_lines(out), bound_box)
     return out
 
 

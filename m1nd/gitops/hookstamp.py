@@ -3,21 +3,24 @@
 A post-* hook files only into boxes git ignores and the medulla box, then prints one
 notice about the bound box.  Its whole result is a function of the files it read: the
 spool, the roster, the config and the boxes.  After a run, their stats (and the notice)
-are kept in `<home>/state/hook-stamp.json`, per directory and environment; the next
+are kept in `<home>/state/hook-stamp`, per directory and environment; the next
 hook whose files stat the same prints the notice and is done, without importing the
 distribution at all.  When git rewrote a tracked box (a switch between branches whose
 boxes differ), the box is known by its git blob id (one sequential read): a blob seen
 before gives the notice learnt then.  Anything else runs the hook in full.
 
-Only `os`, `json` and `hashlib` here: this module is the hot path.
+Only `os` and `marshal` (built in; no pattern compiled, unlike `json`) on the way to an
+answer, and `hashlib` for a rewritten box: this module is the hot path.  A stamp that
+cannot be read (another Python's marshal format, a torn write) is a miss.
 """
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 
-STAMP = "hook-stamp.json"
+STAMP = "hook-stamp"
+SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
 KEEP = 16  # directories remembered
 BLOBS = 8  # box blobs remembered per directory
 ENV = ("HOME", "M1ND_HOME", "M1ND_SPOOL", "M1ND_NOW", "GIT_DIR", "GIT_WORK_TREE")
@@ -47,8 +50,8 @@ def _stat(path: str) -> list[int] | None:
 def _load() -> dict:
     try:
         with open(_path(), "rb") as fh:
-            data = json.loads(fh.read())
-    except (OSError, ValueError):
+            data = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -71,6 +74,25 @@ def blob_id(path: str) -> str | None:
 def watched(home: str, spool: str, boxes: list[str]) -> list[str]:
     """The files a post-* hook's result depends on."""
     return [spool, os.path.join(home, "roster.json"), os.path.join(home, "config.toml"), *boxes]
+
+
+def answer(argv: list[str]) -> bool:
+    """`m1nd hook run NAME …` for a post-* hook with nothing new: print the notice the
+    last hook here printed, and say so (True).  Called before anything else is loaded."""
+    if len(argv) < 3 or argv[:2] != ["hook", "run"] or argv[2] not in SYNC_HOOKS:
+        return False
+    try:
+        notice = cached_notice()
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
+    if notice is None:
+        return False
+    if notice:
+        try:
+            os.write(2, notice.encode("utf-8", "replace"))
+        except OSError:
+            pass
+    return True
 
 
 def cached_notice() -> str | None:
@@ -99,7 +121,8 @@ def cached_notice() -> str | None:
 
 
 def remember(stats: dict[str, list[int] | None], out: str, bound_box: str | None) -> None:
-    """Keep what this hook found (`stats` taken before it read anything)."""
+    """Keep what this hook found (`stats` taken before it read anything; `out` as it
+    is printed, control characters made safe)."""
     data = _load()
     old = data.get(_key())
     blobs = dict(old.get("blobs", {})) if isinstance(old, dict) and isinstance(old.get("blobs"), dict) else {}
@@ -127,10 +150,10 @@ def _save_entry(entry: dict, data: dict | None = None) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
+        with open(tmp, "wb") as fh:
+            fh.write(marshal.dumps(data))
         os.replace(tmp, path)
-    except OSError:  # a stamp that cannot be kept: the next hook runs in full
+    except (OSError, ValueError):  # a stamp that cannot be kept: the next hook runs in full
         try:
             os.unlink(tmp)
         except OSError:
