@@ -167,7 +167,13 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float) -> st
             from m1nd.gitops import hookstamp
 
             boxes = [b.path for b in run.boxes()]
-            stats = hookstamp.snapshot(hookstamp.watched(run.paths.home, run.paths.spool, boxes))
+            # Also what decides whether the bound box is one git ignores (filed by this
+            # hook) and roots that may come to exist.
+            extra = [r.path for r in run.roots.unreachable]
+            if run.bound:
+                extra += [os.path.join(run.bound, ".gitignore"), os.path.join(run.bound, ".m1nd", ".gitignore"),
+                          os.path.join(run.bound, ".git", "info", "exclude")]
+            stats = hookstamp.snapshot(hookstamp.watched(run.paths.home, run.paths.spool, boxes + extra))
             receipt = distribute(run, gate=Gate(HOOK, run.bound))
     except M1ndError as exc:
         return f"m1nd: warning: the {name} hook filed nothing: {_one_line(exc)}\n"

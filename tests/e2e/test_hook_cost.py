@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from gitworld import letter, box_path, commit_file, consent, git, install_hooks, write_letters
+from gitworld import letter, box_ids, box_path, commit_file, consent, git, install_hooks, write_letters
 
 HEAVY = ("m1nd.distribute", "m1nd.readmodel", "m1nd.secret_rules")
 # A budget no hook that loads the distribution meets: a hook that answers within it
@@ -91,3 +91,15 @@ def test_a_box_changed_by_hand_is_never_answered_from_the_stamp(a):
     assert "gave up waiting" in notice, "a blob unseen: the hook goes to work"
     notice, _ = switch(a, "main")
     assert "repo-a has 2 open letters" in notice, notice
+
+
+def test_a_box_that_git_comes_to_ignore_is_filed_by_the_next_switch_though_nothing_else_changed(a, spool_path):
+    ids = write_letters(spool_path, "waits for a safe filing")
+    git(a, "branch", "x")
+    switch(a, "x")
+    switch(a, "main")  # stamped: the letter waits (the box is consented)
+    git(a, "rm", "-q", "--cached", ".m1nd/inbox.jsonl")
+    with (a / ".git" / "info" / "exclude").open("a") as fh:
+        fh.write(".m1nd/inbox.jsonl\n")  # now a box git ignores: post-* hooks file it
+    switch(a, "x")
+    assert set(ids) <= set(box_ids(a)), "the hook filed the letter into the box git now ignores"
