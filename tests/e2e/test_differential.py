@@ -72,10 +72,12 @@ def must(done: subprocess.CompletedProcess, what: str) -> None:
     assert done.returncode == 0, f"{what} failed ({done.returncode}): {done.stdout}{done.stderr}"
 
 
-def make_world(root: Path, hooked: bool, manager_setup=None) -> tuple[Clone, Clone]:
-    """A bare remote holding a consented repository, cloned into two homes."""
+def make_world(root: Path, hooked: bool, manager_setup=None, seed_files=None) -> tuple[Clone, Clone]:
+    """A bare remote holding a consented repository, cloned into two homes.  With a hook
+    manager, `seed_files` (its configuration) is committed in both worlds alike and
+    `manager_setup(clone)` installs it in the hooked world's clones."""
     base_env = {**os.environ, "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "protocol.file.allow",
-                "GIT_CONFIG_VALUE_0": "always"}
+                "GIT_CONFIG_VALUE_0": "always", "PRE_COMMIT_HOME": str(root / "pre-commit-home")}
     seed = root / "seed" / "repo-a"
     seed.mkdir(parents=True)
     env0 = {**base_env, "M1ND_HOME": str(root / "home-seed")}
@@ -83,6 +85,8 @@ def make_world(root: Path, hooked: bool, manager_setup=None) -> tuple[Clone, Clo
         must(run(["git", *args], seed, env0), "git init")
     for name in FILES:
         (seed / name).write_text(f"{name} line 1\n")
+    for name, text in (seed_files or {}).items():
+        (seed / name).write_text(text)
     must(run([sys.executable, "-m", "m1nd", "init", str(seed)], seed, env0), "m1nd init")
     must(run(["git", "add", "-A"], seed, env0), "git add")
     must(run(["git", "commit", "-qm", "start"], seed, env0), "git commit")
@@ -281,9 +285,9 @@ def do(clone: Clone, step, hooked: bool):
     return None
 
 
-def run_sequence(tmp_path: Path, seed: int, steps: int, manager_setup=None) -> None:
-    hooked = make_world(tmp_path / "hooked", True, manager_setup)
-    plain = make_world(tmp_path / "plain", False)
+def run_sequence(tmp_path: Path, seed: int, steps: int, manager_setup=None, seed_files=None) -> None:
+    hooked = make_world(tmp_path / "hooked", True, manager_setup, seed_files)
+    plain = make_world(tmp_path / "plain", False, None, seed_files)
     rng = random.Random(seed)
     ops, weights = zip(*OPS)
     log = []
@@ -381,3 +385,39 @@ def test_git_with_m1nds_hooks_behaves_as_git_without_them(tmp_path, seed):
 @pytest.mark.parametrize("seed", range(FIRST_SEED, FIRST_SEED + MANY_SEEDS))
 def test_git_with_m1nds_hooks_behaves_as_git_without_them_for_many_seeds(tmp_path, seed):
     run_sequence(tmp_path, seed, steps=MANY_STEPS)
+
+
+# -- hook managers: the same sequence with m1nd's hooks under the pre-commit framework -------
+
+PRE_COMMIT_CONFIG = """repos:
+- repo: local
+  hooks:
+  - id: m1nd
+    name: m1nd
+    entry: {python} -P -m m1nd hook run post-checkout
+    language: system
+    stages: [post-checkout, post-merge, post-rewrite]
+    always_run: true
+    pass_filenames: false
+    verbose: true
+  - id: m1nd-stage
+    name: m1nd (file letters into this commit)
+    entry: {python} -P -m m1nd hook run pre-commit
+    language: system
+    stages: [pre-commit]
+    always_run: true
+    pass_filenames: false
+"""
+
+
+def test_git_with_m1nds_hooks_under_the_pre_commit_framework_behaves_as_git_without_them(tmp_path):
+    from tools import pre_commit_bin
+
+    pre_commit = pre_commit_bin()
+
+    def setup(clone: Clone) -> None:
+        must(run([pre_commit, "install", "-t", "pre-commit", "-t", "post-checkout", "-t", "post-merge",
+                  "-t", "post-rewrite"], clone.path, clone.env), "pre-commit install")
+
+    run_sequence(tmp_path, 7, steps=20, manager_setup=setup,
+                 seed_files={".pre-commit-config.yaml": PRE_COMMIT_CONFIG.format(python=sys.executable)})
