@@ -62,6 +62,8 @@ class Clone:
             rel = os.path.relpath(dirpath, self.path)
             if rel == ".":
                 dirnames[:] = [d for d in dirnames if d not in (".git", ".m1nd")]
+            if rel == ".husky":  # husky's own shims, made by `husky` and ignored by git
+                dirnames[:] = [d for d in dirnames if d != "_"]
             for name in filenames:
                 p = os.path.join(dirpath, name)
                 out[os.path.relpath(p, self.path)] = CONFLICT_ID.sub(rb"\1<commit>", Path(p).read_bytes())
@@ -86,6 +88,7 @@ def make_world(root: Path, hooked: bool, manager_setup=None, seed_files=None) ->
     for name in FILES:
         (seed / name).write_text(f"{name} line 1\n")
     for name, text in (seed_files or {}).items():
+        (seed / name).parent.mkdir(parents=True, exist_ok=True)
         (seed / name).write_text(text)
     must(run([sys.executable, "-m", "m1nd", "init", str(seed)], seed, env0), "m1nd init")
     must(run(["git", "add", "-A"], seed, env0), "git add")
@@ -421,3 +424,45 @@ def test_git_with_m1nds_hooks_under_the_pre_commit_framework_behaves_as_git_with
 
     run_sequence(tmp_path, 7, steps=20, manager_setup=setup,
                  seed_files={".pre-commit-config.yaml": PRE_COMMIT_CONFIG.format(python=sys.executable)})
+
+
+def _snippet(manager: str, after: str) -> list[str]:
+    from m1nd.gitops.managers import instructions
+
+    lines = instructions(manager, sys.executable).splitlines()
+    start = next(i for i, line in enumerate(lines) if after in line) + 1
+    block = []
+    for line in lines[start:]:
+        if not line.startswith("    "):
+            break
+        block.append(line[4:])
+    return block
+
+
+@pytest.fixture(scope="session")
+def npm_tools(tmp_path_factory) -> Path:
+    from tools import npm_dir
+
+    return npm_dir(tmp_path_factory.getbasetemp() / "npm-tools")
+
+
+def test_git_with_m1nds_hooks_under_lefthook_behaves_as_git_without_them(tmp_path, npm_tools):
+    lefthook = str(npm_tools / "node_modules" / ".bin" / "lefthook")
+
+    def setup(clone: Clone) -> None:
+        must(run([lefthook, "install"], clone.path, clone.env), "lefthook install")
+
+    config = "\n".join(_snippet("lefthook", "in lefthook.yml")) + "\n"
+    run_sequence(tmp_path, 8, steps=20, manager_setup=setup, seed_files={"lefthook.yml": config})
+
+
+def test_git_with_m1nds_hooks_under_husky_behaves_as_git_without_them(tmp_path, npm_tools):
+    husky = str(npm_tools / "node_modules" / ".bin" / "husky")
+    files = {"package.json": '{"name": "repo-a", "private": true}\n'}
+    for line in _snippet("husky", "in .husky/"):
+        files[f".husky/{line.split('hook run ', 1)[1].split()[0]}"] = line + "\n"
+
+    def setup(clone: Clone) -> None:
+        must(run([husky], clone.path, clone.env), "husky")  # core.hooksPath=.husky/_
+
+    run_sequence(tmp_path, 9, steps=20, manager_setup=setup, seed_files=files)
