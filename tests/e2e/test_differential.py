@@ -324,6 +324,14 @@ def run_sequence(tmp_path: Path, seed: int, steps: int, manager_setup=None, seed
                     f"without\nhooked: {h.stdout}{h.stderr}\nplain: {p.stdout}{p.stderr}\nsteps: {log}")
                 assert gens[0][1].tree() == gens[1][1].tree(), (
                     f"seed {seed}, step {log[-1]}: the work trees differ outside .m1nd/\nsteps: {log}")
+                if step[1][0] == "commit" and h.returncode == 0:
+                    # What the hook staged went into the commit, as the unhooked world's
+                    # `git add` did: the box is left as clean (or as changed) in both.
+                    states = [c.git("status", "--porcelain", "--", ".m1nd/inbox.jsonl").stdout[:2]
+                              for _, c, _ in gens]
+                    assert states[0] == states[1], (
+                        f"seed {seed}, step {log[-1]}: the box after the commit: {states[0]!r} with m1nd's hooks, "
+                        f"{states[1]!r} without\nsteps: {log}")
                 rc = h.returncode
         rng = gens[0][2]
     for world in (hooked, plain):
