@@ -348,7 +348,17 @@ class _Pass:
 
     def routes_known(self) -> bool:
         """Every saved project route names a root of this run (else: rescan)."""
-        return all(p.route[2:] in self.boxes_by_root for p in self.state.pairs if p.route.startswith("p\0"))
+        return all(self.root_box(p.route[2:]) is not None for p in self.state.pairs if p.route.startswith("p\0"))
+
+    def root_box(self, path: str) -> Box | None:
+        """The box of the root at `path`; a git work tree nested in a root, which an
+        earlier resolve made a root of its own, is adopted again (routing.py)."""
+        box = self.boxes_by_root.get(path)
+        if box is None:
+            root = self.run.roots.nested_root(path)
+            if root is not None and root.path == path:
+                box = self.boxes_by_root[path] = project_box(root)
+        return box
 
     def refile_lost_boxes(self) -> None:
         """A box deleted or emptied outside m1nd (`git clean`, `rm`) gets its letters
@@ -395,7 +405,7 @@ class _Pass:
         if key == "m":
             return MEDULLA, self.medulla
         if key.startswith("p\0"):
-            return PROJECT, self.boxes_by_root[key[2:]]
+            return PROJECT, self.root_box(key[2:])
         return PENDING, None
 
     def recheck_pending(self) -> bool:
@@ -585,7 +595,7 @@ class _Pass:
             return MEDULLA, False, ""
         held = likely_secret(raw) is not None
         if route.kind == PROJECT and not held:
-            filer.add(self.boxes_by_root[route.root.path], lid, raw, -1)
+            filer.add(self.root_box(route.root.path), lid, raw, -1)
         return route.kind, held, route.name
 
     def _save(self, offset: int, lines: int, refiling: list[int]) -> None:

@@ -139,6 +139,7 @@ class RootSet:
         self.labels = frozenset(r.key for r in self.roots)
         self.ambiguous = {k: tuple(v) for k, v in keys.items() if len(v) > 1}
         self._cache: dict[tuple[str, str], Route] = {}
+        self._tops: dict[str, bool] = {}  # directory (real) -> is it a git work tree's top level
 
     @property
     def reachable(self) -> tuple[Root, ...]:
@@ -193,7 +194,55 @@ class RootSet:
             if root.reachable and _inside(real, root.real):
                 if best is None or len(root.real) > len(best.real):
                     best = root
-        return best
+        if best is None:
+            return None
+        return self._nested_root(real, best) or best
+
+    def _nested_root(self, real: str, outer: Root) -> Root | None:
+        """The deepest git work tree holding `real` below the root `outer` (a submodule,
+        a clone inside another), made a root of the run: a letter for a path inside it
+        goes to its box, whichever directory the command runs in (contract section 3,
+        step 4).  One `lexists` per directory level; git confirms a `.git` it finds."""
+        probe = real
+        while probe != outer.real and _inside(probe, outer.real):
+            if os.path.lexists(os.path.join(probe, ".git")) and self._is_top(probe):
+                return self.adopt(probe)
+            probe = os.path.dirname(probe)
+        return None
+
+    def _is_top(self, directory: str) -> bool:
+        known = self._tops.get(directory)
+        if known is None:
+            top = find_bound_root(directory)
+            known = self._tops[directory] = top is not None and _realpath(top) == directory
+        return known
+
+    def adopt(self, path: str) -> Root | None:
+        """Make the work tree at `path` a root of this run (as if given with `--root`):
+        labelled, known when its label is unique, swept.  None when it cannot be one."""
+        real = _realpath(path) or path
+        for root in self.roots:
+            if root.real == real:
+                return root if root.reachable else None
+        if refused_root(real, self.home) or not os.path.isdir(real):
+            return None
+        root = Root(path, real, normalize(path), True)
+        self.__init__(list(self.roots) + [root], self.base, self.home)
+        return root
+
+    def nested_root(self, path: str) -> Root | None:
+        """A root of this run at `path`, adopting it when it is a git work tree nested
+        in one of the roots (a route an earlier run saved names it)."""
+        real = _realpath(path) or path
+        for root in self.roots:
+            if root.real == real:
+                return root
+        outer = self._deepest_root_holding(os.path.dirname(real))
+        if outer is None:
+            return None
+        if self._is_top(real) and outer.real != real:
+            return self.adopt(path)
+        return None
 
 
 def _root_path(given: str) -> str:

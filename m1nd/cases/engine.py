@@ -61,18 +61,19 @@ def abandonment(session: str, ts: str, tool: str, verb: str, outcome: str, repo:
     )
 
 
-def file_into(run: Run, box: Box, raws: list[bytes]) -> int:
+def file_into(run: Run, box: Box, raws: list[bytes], gate=None) -> int:
     """Append engine letters to a box (locked, deduplicated); returns how many were new.
 
     Raises boxes.Refused for a refused box and OSError when it cannot be written.  A
     letter that would look like a secret (its text comes from other letters) is never
-    put into a project box.
+    put into a project box.  `gate` (a consented box's, in a hook): nothing is written
+    once the hook has no time left (the secret check may have taken it).
     """
     from m1nd.secrets import likely_secret
 
     if not box.is_medulla:
         raws = [r for r in raws if not likely_secret(r)]
-    if not raws:
+    if not raws or (gate is not None and not gate.in_time()):
         return 0
     ensure_home(run.paths)
     index = BoxIndex(box.path, run.paths.state)

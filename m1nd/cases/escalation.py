@@ -97,13 +97,16 @@ def _escalate(run: Run, index, boxes, engine, gate) -> Escalated:
     for entry in index.unescalated():
         first, second = entry.witnesses[0], entry.witnesses[1]
         holder, box = filing_witness(index, entry.witnesses)
-        if box is None or not gate.verdict(box).ok:  # no witness in a box yet, or not now (git is busy)
+        verdict = gate.verdict(box) if box is not None else None
+        # No witness in a box yet, or not now: git is busy, or a hook has no time left to
+        # write a consented box (a late write would leave the tracked box changed).
+        if verdict is None or not verdict.ok or (verdict.consented and not gate.in_time()):
             waiting.append(entry.fingerprint)
             continue
         _, kind = fps.split(entry.fingerprint)
         raw = engine.escalation(entry.fingerprint, kind, first, second, holder)
         try:
-            if engine.file_into(run, box, [raw]):
+            if engine.file_into(run, box, [raw], gate if verdict.consented else None):
                 filed.append((entry.fingerprint, letter_id(raw), box.label))
         except boxes.Refused as exc:
             problems.append(f"escalation of {entry.fingerprint} not filed: box {box.label} refused: {exc}")

@@ -167,6 +167,10 @@ def main(argv: list[str] | None = None) -> None:
     if args[:2] == ["hook", "run"] and not set(args[2:3]) & {"--help", "-h"}:
         # The git hook path runs on every checkout: skip typer's start-up cost.  Git's
         # own arguments (and anything a hook manager adds) are accepted and ignored.
+        from m1nd.gitops.hookstamp import answer
+
+        if answer(args):  # nothing new since the last hook here (`python -m m1nd` asks first)
+            sys.exit(0)
         from m1nd.gitops.hookrun import run_hook
 
         sys.exit(run_hook(args[2] if len(args) > 2 else "", args[3:]))

@@ -164,6 +164,16 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float) -> st
             before = before_distribution(run)
             receipt = after_distribution(run, distribute(run, gate=gate), before, gate)
         else:
+            from m1nd.gitops import hookstamp
+
+            boxes = [b.path for b in run.boxes()]
+            # Also what decides whether the bound box is one git ignores (filed by this
+            # hook) and roots that may come to exist.
+            extra = [r.path for r in run.roots.unreachable]
+            if run.bound:
+                extra += [os.path.join(run.bound, ".gitignore"), os.path.join(run.bound, ".m1nd", ".gitignore"),
+                          os.path.join(run.bound, ".git", "info", "exclude")]
+            stats = hookstamp.snapshot(hookstamp.watched(run.paths.home, run.paths.spool, boxes + extra))
             receipt = distribute(run, gate=Gate(HOOK, run.bound))
     except M1ndError as exc:
         return f"m1nd: warning: the {name} hook filed nothing: {_one_line(exc)}\n"
@@ -177,7 +187,14 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float) -> st
                 lines.extend(_notice(run, receipt))
         except M1ndError as exc:
             lines.append(f"m1nd: warning: the {name} hook: {_one_line(exc)}")
-    return "".join(line + "\n" for line in lines)
+    out = "".join(line + "\n" for line in lines)
+    if name != STAGE_HOOK and not receipt.problems and not receipt.appended and "warning" not in out \
+            and [b.path for b in run.boxes()] == boxes:
+        # Kept only for a run that found nothing to do: the next hook that finds the same
+        # files answers at once (hookstamp.py).
+        bound_box = os.path.join(run.bound, BOX_REL) if run.bound else None
+        hookstamp.remember(stats, safe_lines(out), bound_box)
+    return out
 
 
 def _ancestors(pid: int, depth: int = 4) -> list[int]:

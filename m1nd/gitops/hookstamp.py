@@ -1,0 +1,160 @@
+"""What the last post-* hook found, so that a checkout with nothing new costs a few stats.
+
+A post-* hook files only into boxes git ignores and the medulla box, then prints one
+notice about the bound box.  Its whole result is a function of the files it read: the
+spool, the roster, the config and the boxes.  After a run, their stats (and the notice)
+are kept in `<home>/state/hook-stamp`, per directory and environment; the next
+hook whose files stat the same prints the notice and is done, without importing the
+distribution at all.  When git rewrote a tracked box (a switch between branches whose
+boxes differ), the box is known by its git blob id (one sequential read): a blob seen
+before gives the notice learnt then.  Anything else runs the hook in full.
+
+Only `os` and `marshal` (built in; no pattern compiled, unlike `json`) on the way to an
+answer, and `hashlib` for a rewritten box: this module is the hot path.  A stamp that
+cannot be read (another Python's marshal format, a torn write) is a miss.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+
+STAMP = "hook-stamp"
+SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
+KEEP = 16  # directories remembered
+BLOBS = 8  # box blobs remembered per directory
+ENV = ("HOME", "M1ND_HOME", "M1ND_SPOOL", "M1ND_NOW", "GIT_DIR", "GIT_WORK_TREE")
+
+
+def _home() -> str:
+    home = os.environ.get("M1ND_HOME") or "~/.m1nd"
+    return os.path.abspath(os.path.expanduser(home)).rstrip("/") or "/"
+
+
+def _path() -> str:
+    return os.path.join(_home(), "state", STAMP)
+
+
+def _key() -> str:
+    return "\0".join([os.getcwd()] + [os.environ.get(k, "") for k in ENV])
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _load() -> dict:
+    try:
+        with open(_path(), "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def blob_id(path: str) -> str | None:
+    """The box's git blob id (SHA-1 object format), from one sequential read."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            digest = hashlib.sha1(b"blob %d\0" % size)
+            while chunk := fh.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def watched(home: str, spool: str, boxes: list[str]) -> list[str]:
+    """The files a post-* hook's result depends on."""
+    return [spool, os.path.join(home, "roster.json"), os.path.join(home, "config.toml"), *boxes]
+
+
+def answer(argv: list[str]) -> bool:
+    """`m1nd hook run NAME …` for a post-* hook with nothing new: print the notice the
+    last hook here printed, and say so (True).  Called before anything else is loaded."""
+    if len(argv) < 3 or argv[:2] != ["hook", "run"] or argv[2] not in SYNC_HOOKS:
+        return False
+    try:
+        notice = cached_notice()
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
+    if notice is None:
+        return False
+    if notice:
+        try:
+            os.write(2, notice.encode("utf-8", "replace"))
+        except OSError:
+            pass
+    return True
+
+
+def cached_notice() -> str | None:
+    """The notice of the last hook here when nothing it read has changed, else None."""
+    entry = _load().get(_key())
+    if not isinstance(entry, dict):
+        return None
+    bound_box = entry.get("bound")
+    files = entry.get("files")
+    if not isinstance(files, dict):
+        return None
+    changed = [p for p, st in files.items() if _stat(p) != st]
+    if not changed:
+        return entry.get("out", "")
+    if changed != [bound_box] or bound_box is None:
+        return None
+    # Only the bound box changed: git rewrote it.  A blob learnt before answers.
+    blobs = entry.get("blobs")
+    seen = blobs.get(blob_id(bound_box) or "") if isinstance(blobs, dict) else None
+    if not isinstance(seen, str):
+        return None
+    files[bound_box] = _stat(bound_box)
+    entry["out"] = seen
+    _save_entry(entry)
+    return seen
+
+
+def remember(stats: dict[str, list[int] | None], out: str, bound_box: str | None) -> None:
+    """Keep what this hook found (`stats` taken before it read anything; `out` as it
+    is printed, control characters made safe)."""
+    data = _load()
+    old = data.get(_key())
+    blobs = dict(old.get("blobs", {})) if isinstance(old, dict) and isinstance(old.get("blobs"), dict) else {}
+    if bound_box is not None and stats.get(bound_box) is not None:
+        blob = blob_id(bound_box)
+        if blob is not None and _stat(bound_box) == stats[bound_box]:
+            blobs[blob] = out
+            while len(blobs) > BLOBS:
+                blobs.pop(next(iter(blobs)))
+    _save_entry({"files": stats, "out": out, "blobs": blobs, "bound": bound_box}, data)
+
+
+def snapshot(paths: list[str]) -> dict[str, list[int] | None]:
+    return {p: _stat(p) for p in paths}
+
+
+def _save_entry(entry: dict, data: dict | None = None) -> None:
+    data = _load() if data is None else data
+    key = _key()
+    data.pop(key, None)
+    data[key] = entry
+    while len(data) > KEEP:
+        data.pop(next(iter(data)))
+    path = _path()
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(marshal.dumps(data))
+        os.replace(tmp, path)
+    except (OSError, ValueError):  # a stamp that cannot be kept: the next hook runs in full
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
