@@ -480,7 +480,7 @@ def test_a_generated_probe_never_crashes_sentinels_or_reaches_the_terminal_raw(t
                       "sentinel": {"probe": probe, "expect": "absent"}})
     write_spool(root / "home" / "field-reports.jsonl", [w, r])
     assert run_script("distribute", env=env).returncode == 0
-    controlled = _RAW.search(probe) is not None
+    controlled = _RAW.search(probe) is not None or "\n" in probe or "\t" in probe  # a newline or tab too
     for args in (["sentinels", "run"], ["sentinels", "allow", letter_id(r)], ["sentinels", "run"],
                  ["sentinels", "run", "--json"]):
         done = run_script(*args, cwd=repo, env=env)
