@@ -19,6 +19,7 @@ import orjson
 from m1nd.cases import fingerprints as fps
 from m1nd.fates import is_receipt
 from m1nd.fsutil import atomic_write
+from m1nd.jsonout import record, utf8_safe
 from m1nd.letters import parse
 from m1nd.paths import ensure_dir
 from m1nd.run import Run
@@ -66,7 +67,7 @@ def now(run: Run) -> dict:
 def save(run: Run, looked: dict) -> None:
     try:
         ensure_dir(os.path.dirname(_path(run)))
-        atomic_write(_path(run), orjson.dumps(looked), sync=False)
+        atomic_write(_path(run), record(looked), sync=False)  # a box path may not be UTF-8
     except OSError:
         pass
 
@@ -149,7 +150,7 @@ def anything_new(run: Run, looked: dict, current: dict, appended: dict | None = 
     spool = run.paths.spool
     ordered = sorted(current.items(), key=lambda kv: kv[0] != spool)  # the spool first
     for path, (dev, ino, size) in ordered:
-        old = looked.get(path)
+        old = looked.get(path) or looked.get(utf8_safe(path))  # as saved (jsonout.record)
         start = old[2] if old and old[:2] == [dev, ino] and size >= old[2] else 0
         if start >= size:
             continue
