@@ -78,7 +78,7 @@ def test_every_serve_page_answers_over_a_root_whose_path_is_not_utf8(root):
     path, lid, _ = root
     with Server(cwd=os.fsencode(path)) as server:
         with httpx.Client(base_url=server.url, timeout=60) as client:
-            for route in ["/", "/?state=all", "/cases", "/reports", f"/letters/{lid}", f"/api/letters/{lid}",
+            for route in ["/", "/?state=all", "/?box=repo-%FF", "/cases", "/reports", f"/letters/{lid}", f"/api/letters/{lid}",
                           "/api/mailbox", "/api/doctor", "/api/cases", "/api/reports", "/api/health"]:
                 got = client.get(route)
                 assert got.status_code == 200, (route, got.status_code, server.stderr()[-800:])
