@@ -236,17 +236,22 @@ def _held_check(spool: SpoolFacts | None, boxes: list[BoxFacts] = ()) -> Check:
         return Check("held", OK, "the spool cannot be read")
     held = spool.held
     in_boxes = [(b.label, h) for b in boxes for h in b.held]
+    answered = spool.answered() if callable(spool.answered) else spool.answered
     if in_boxes:  # arrived by git (or filed before the rules knew it): already published with the box
         named = "; ".join(f"{label} line {h[0]} (id {h[1]}, {h[2]})" for label, h in in_boxes[:5])
         more = f" and {len(in_boxes) - 5} more" if len(in_boxes) > 5 else ""
-        spooled = "; " + _held_check(spool).message if held else ""
+        spooled = _held_check(spool)
+        also = "; " + spooled.message if held else ""
+        if all(h[1] in answered for _, h in in_boxes) and spooled.status == OK:  # answered: no longer news
+            return Check("held", OK, f"{plural(len(in_boxes), 'box line')} with a likely secret, all answered, "
+                         f"shown as held: {named}{more}{also}")
         return Check("held", WARN, f"{plural(len(in_boxes), 'box line')} with a likely secret, shown as held: "
-                     f"{named}{more}{spooled}",
-                     "a box is committed: treat the secret as published and rotate it")
+                     f"{named}{more}{also}",
+                     "a box is committed: treat the secret as published, rotate it, then m1nd answer ID "
+                     "--what 'rotated'")
     if not held:
         return Check("held", OK, "no letter carries a likely secret")
     # A held letter answered by a later letter has been replaced: still held, no longer news.
-    answered = spool.answered() if callable(spool.answered) else spool.answered
     waiting = [h for h in held if h[1] not in answered]
     named = "; ".join(f"line {h[0]} (id {h[1]}, {h[2]})" for h in held[:5])
     more = f" and {len(held) - 5} more" if len(held) > 5 else ""

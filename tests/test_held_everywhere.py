@@ -179,3 +179,18 @@ def test_a_pulled_held_letter_is_held_on_every_serve_page_and_route(pulled):
             whole = client.get("/api/inbox_sweep", params={"token": server.token})
             assert whole.status_code == 200 and value in whole.text  # the v0 document, the one exception
     assert "Traceback" not in server.stderr()
+
+
+def test_answering_the_held_box_lines_retires_them_from_doctors_held_check(pulled):
+    root, ids, value = pulled
+
+    def held_check():
+        doc = run_cli("doctor", "--json")
+        return next(c for c in doc.json["checks"] if c["name"] == "held")
+
+    assert held_check()["status"] == "warn"
+    done = run_cli("answer", ids["held"], ids["honesty"], ids["reply"], "--what", "rotated the key")
+    assert done.code == 0, done.stderr
+    check = held_check()
+    assert check["status"] == "ok" and "all answered" in check["message"], check
+    assert value not in check["message"]
