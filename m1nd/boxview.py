@@ -68,10 +68,18 @@ def view_box(run: Run, selector: str | None) -> BoxView:
     letters = [l for _, l in found.letters if not l.is_mission]
     distinct = {hashlib.sha256(l.raw).digest(): l for l in letters}
     graph = reply_graph(distinct.values(), run.markers)
-    views = [letter_view(l, graph) for l in letters]
+    from m1nd.secrets import held_in_batch
+
+    kinds = {} if box.is_medulla else held_in_batch([l.raw for l in letters])  # the medulla box: never held
+    views = [held_view(l, graph, kinds[i]) if i in kinds else letter_view(l, graph) for i, l in enumerate(letters)]
     counts = count_states(graph.state(l) for l in distinct.values())
     counts["open_work"] = sum(1 for l in distinct.values() if not l.answers and graph.state(l) in OPEN_STATES)
     return BoxView(box, letters, views, counts, tuple(found.malformed))
+
+
+def held_view(letter, graph, kind: str) -> dict:
+    """A held letter in `m1nd box --json`: its id, ts, state and the kind of secret, nothing else."""
+    return {"id": letter.id, "ts": letter.ts, "state": graph.state(letter), "held": kind}
 
 
 COUNT_KEYS = ("wet_ink", "in_flight", "fired_clay", "external", "open", "open_work")
@@ -89,11 +97,13 @@ def model_box_json(model, source, filters, out) -> None:
     out.write(b'{\n  "counts": ' + _nested({k: counts[k] for k in COUNT_KEYS}, 1) + b',\n  "letters": [')
 
     def views():
-        for _, letter in model.box_letters(source):
+        # Every line of a project box carrying a likely secret is held (judged when indexed).
+        held = {line: kind for line, _, kind in model.held_in(source)} if box.root is not None else {}
+        for line, letter in model.box_letters(source):
             fate = graph.state(letter)
             if filters is not None and not filters.matches(letter, fate):
                 continue
-            yield letter_view(letter, graph)
+            yield held_view(letter, graph, held[line]) if line in held else letter_view(letter, graph)
 
     any_written = write_views(out, views())
     out.write(b"\n  ],\n" if any_written else b"],\n")

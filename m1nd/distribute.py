@@ -27,7 +27,7 @@ from typing import Callable
 
 import orjson
 
-from m1nd import boxes
+from m1nd import boxes, jsonout
 from m1nd.boxes import Box, project_box
 from m1nd.boxindex import BoxIndex
 from m1nd.cursor import LOCATION, Pair, State, StateCorrupt, Store, mark_spool, spool_unchanged
@@ -115,7 +115,7 @@ def roots_digest(run: Run) -> str:
     """Everything routing depends on besides the letters themselves."""
     roots = [[r.path, r.real, r.label, r.reachable] for r in run.roots.roots]
     data = [roots, run.roots.base, run.roots.home, os.environ.get("HOME", "")]
-    return hashlib.sha256(orjson.dumps(data)).hexdigest()[:16]
+    return hashlib.sha256(jsonout.record(data)).hexdigest()[:16]  # a root may not be UTF-8
 
 
 @dataclass

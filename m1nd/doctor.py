@@ -76,6 +76,7 @@ class BoxFacts:
     malformed: list[int]
     conflicts: list[int]
     unfinished_tail: int | None
+    held: tuple = ()  # (line, id, kind) of each line carrying a likely secret (a project box's only)
 
 
 def mailbox_block(spool: SpoolFacts, pending: tuple[str, ...], spool_path: str, now: datetime) -> dict:
@@ -143,9 +144,16 @@ def box_facts_from_files(run: Run) -> list[BoxFacts]:
                                 None))
             continue
         conflicts = _conflict_lines(box.path)
+        held = () if box.is_medulla else _held_lines(found.letters)
         out.append(BoxFacts(box.label, box.path, None, [n for n in found.malformed if n not in conflicts], conflicts,
-                            found.unfinished_tail))
+                            found.unfinished_tail, held))
     return out
+
+
+def _held_lines(numbered) -> tuple:
+    """(line, id, kind) of the box lines carrying a likely secret (missions too)."""
+    kinds = held_in_batch([letter.raw for _, letter in numbered])
+    return tuple((numbered[i][0], numbered[i][1].id, kind) for i, kind in sorted(kinds.items()))
 
 
 def _boxes_check(boxes: list[BoxFacts]) -> Check:
@@ -212,14 +220,27 @@ def held_letters(run: Run, spool: FileRead) -> list[tuple[int, str, str, str, st
             for i, kind in sorted(held.items())]
 
 
-def _held_check(spool: SpoolFacts | None) -> Check:
+def _held_check(spool: SpoolFacts | None, boxes: list[BoxFacts] = ()) -> Check:
     if spool is None:
         return Check("held", OK, "the spool cannot be read")
     held = spool.held
+    in_boxes = [(b.label, h) for b in boxes for h in b.held]
+    answered = spool.answered() if callable(spool.answered) else spool.answered
+    if in_boxes:  # arrived by git (or filed before the rules knew it): already published with the box
+        named = "; ".join(f"{label} line {h[0]} (id {h[1]}, {h[2]})" for label, h in in_boxes[:5])
+        more = f" and {len(in_boxes) - 5} more" if len(in_boxes) > 5 else ""
+        spooled = _held_check(spool)
+        also = "; " + spooled.message if held else ""
+        if all(h[1] in answered for _, h in in_boxes) and spooled.status == OK:  # answered: no longer news
+            return Check("held", OK, f"{plural(len(in_boxes), 'box line')} with a likely secret, all answered, "
+                         f"shown as held: {named}{more}{also}")
+        return Check("held", WARN, f"{plural(len(in_boxes), 'box line')} with a likely secret, shown as held: "
+                     f"{named}{more}{also}",
+                     "a box is committed: treat the secret as published, rotate it, then m1nd answer ID "
+                     "--what 'rotated'")
     if not held:
         return Check("held", OK, "no letter carries a likely secret")
     # A held letter answered by a later letter has been replaced: still held, no longer news.
-    answered = spool.answered() if callable(spool.answered) else spool.answered
     waiting = [h for h in held if h[1] not in answered]
     named = "; ".join(f"line {h[0]} (id {h[1]}, {h[2]})" for h in held[:5])
     more = f" and {len(held) - 5} more" if len(held) > 5 else ""
@@ -288,7 +309,7 @@ def _report(run, now, facts, spool_error, pending, pending_count, boxes, unfiled
         _boxes_check(boxes),
         _roster_check(run),
         _pending_check(pending, pending_count, run.roots.ambiguous),
-        _held_check(facts if not spool_error else None),
+        _held_check(facts if not spool_error else None, boxes),
         consent_check(run),
         git_check(run, unfiled),
         ids_check(run) if shared is None else ids_check_of(shared),
@@ -322,7 +343,7 @@ def diagnose(run: Run, now: datetime, model=None) -> Report:
             conflicts = model.conflict_lines(source)
             boxes.append(BoxFacts(source.label, source.path, None,
                                   [n for n in model.malformed(source) if n not in conflicts], conflicts,
-                                  model.tail(source)))
+                                  model.tail(source), () if source.root is None else tuple(model.held_in(source))))
         return _report(run, now, facts, None, plan.pending, plan.pending_letters, boxes, model.unfiled,
                        model.shared_ids())
     finally:

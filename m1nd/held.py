@@ -10,10 +10,24 @@ from __future__ import annotations
 
 
 def held_kind(model, digest: str) -> str | None:
-    """The kind of likely secret holding this letter back, when it is held (in no box), else None."""
-    if any(loc.kind == "box" for loc in model.locations(digest)):
+    """The kind of likely secret holding this letter back, else None.  Judged wherever
+    the letter lives: a box line that arrived by git is held too.  Only a letter of
+    the medulla box (private to the home) is never held: one that lives there, or
+    waits in the spool routed there, and is in no project box."""
+    kind = model.secret_of(digest)  # judged once, when the line was indexed
+    if not kind:
         return None
-    return model.secret_of(digest)
+    boxes = [loc for loc in model.locations(digest) if loc.kind == "box"]
+    if boxes:
+        return kind if any(loc.root is not None for loc in boxes) else None
+    row = model.by_digest(digest)
+    return None if row is not None and for_medulla(model.run, row.brain, row.repo) else kind
+
+
+def for_medulla(run, brain: str, repo: str) -> bool:
+    from m1nd.routing import MEDULLA
+
+    return run.roots.resolve(brain, repo).kind == MEDULLA
 
 
 def held_text(kind: str) -> str:

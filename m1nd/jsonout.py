@@ -19,3 +19,29 @@ def dumps(doc) -> bytes:
 
         text = json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         return text.encode("utf-8", "backslashreplace")
+
+
+def utf8_safe(value):
+    """`value` with each string that holds surrogate escapes (a path whose bytes are not
+    UTF-8 reaches Python so) spelled with `\\xNN` for those bytes: orjson refuses such
+    strings.  Other values are returned as they are; applied only when needed."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {utf8_safe(k): utf8_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [utf8_safe(v) for v in value]
+    return value
+
+
+def record(value, option: int = 0) -> bytes:
+    """orjson bytes of a record or key m1nd keeps (a cache, a digest's input): a path
+    that is not UTF-8 is spelled with `\\xNN` escapes instead of failing the command."""
+    try:
+        return orjson.dumps(value, option=option)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(utf8_safe(value), option=option)

@@ -8,6 +8,7 @@ mailbox can replace the reading here without changing its callers.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 
@@ -84,6 +85,13 @@ def reply_route(run: Run, letter: Letter) -> tuple[str, str | None]:
         return (repo, brain) if route.kind == MEDULLA else (repo, "medulla")
     if route.kind == PROJECT and route.root is not None and route.root.path == box.root.path:
         return repo, brain
+    try:
+        box.root.path.encode("utf-8")
+    except UnicodeEncodeError:  # a letter is UTF-8 JSON: it cannot name this box
+        from m1nd.errors import M1ndError
+
+        raise M1ndError(f"letter {letter.id} is in the box of {os.fsencode(box.root.path)!r}, a path that is not "
+                        "UTF-8: no reply can name that box (rename the directory)") from None
     return repo, box.root.path
 
 

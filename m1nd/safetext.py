@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import re
 
-# C0 but tab and newline (handled apart), DEL, C1, U+2028/2029, and the bidi controls
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_ANY = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 but tab and newline (handled apart), DEL, C1, U+2028/2029, the bidi controls, and
+# surrogates (a path whose bytes are not UTF-8 reaches Python with them; no stream can
+# write them, and what they stand for is a byte: shown as `\xNN`)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
+_ANY = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _escape(match: re.Match) -> str:
     o = ord(match[0])
+    if 0xDC80 <= o <= 0xDCFF:  # an undecodable byte (surrogateescape)
+        return f"\\x{o - 0xDC00:02x}"
     return f"\\x{o:02x}" if o <= 0xFF else f"\\u{o:04x}"
 
 

@@ -56,6 +56,7 @@ class Sweep:
     boxes: tuple[BoxRead, ...]
     problems: tuple[BoxProblem, ...]  # refused or unreadable boxes
     spool_malformed: tuple[int, ...]
+    run: Run | None = None  # the run it was read in (the held rule asks where a letter goes)
 
     @property
     def failed(self) -> bool:
@@ -125,7 +126,7 @@ def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
         "unreachable": sorted({r.label for r in run.roots.unreachable}),
         "letters": views,
     }
-    return Sweep(doc, receipt, letters, graph, tuple(reads), tuple(problems), tuple(spool.malformed))
+    return Sweep(doc, receipt, letters, graph, tuple(reads), tuple(problems), tuple(spool.malformed), run)
 
 
 # -- the document from the read model ------------------------------------------------

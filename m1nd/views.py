@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 
 from m1nd.errors import UsageError
+from m1nd.held import for_medulla, held_kind
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK, ReplyGraph, reply_graph
 from m1nd.timefmt import parse_ts, sort_key
 
@@ -93,7 +94,8 @@ class Shown:
     state: str
     box: str  # the label of the first box holding it (run order), or "spool"
     replies: tuple[tuple[object, str], ...] = ()  # (reply letter, its state), oldest first
-    held: str | None = None  # in no box and carrying a likely secret: its text is never shown
+    held: str | None = None  # carrying a likely secret (wherever it lives): its text is never shown
+    held_replies: frozenset = frozenset()  # ids of the replies that are held: their text is never shown
 
 
 @dataclass(frozen=True)
@@ -178,9 +180,17 @@ def model_listing(model, filters: Filters, limit: int | None, scope=None) -> Lis
     labels = _box_of(model, shown) if scope is None else {}
     fetch = lambda lid: model.by_id(lid, scope)  # noqa: E731
     out = tuple(Shown(l, state(l), labels.get(l.digest, "spool") if scope is None else scope.label,
-                      _replies(l, graph, fetch), model.secret_of(l.digest) if scope is None
-                      and l.digest not in labels else None) for l in shown)
+                      _replies(l, graph, fetch),
+                      *_held_model(model, l, graph, fetch, scope)) for l in shown)
     return Listing(rows, not_filed, totals, out, matched, filters, limit)
+
+
+def _held_model(model, letter, graph, fetch, scope) -> tuple[str | None, frozenset]:
+    """(held kind of the letter, ids of its held replies); nothing in the medulla box's view."""
+    if scope is not None and scope.root is None:
+        return None, frozenset()
+    replies = frozenset(r.id for lid in graph.answers_to(letter.id) for r in fetch(lid) if held_kind(model, r.digest))
+    return held_kind(model, letter.digest), replies
 
 
 def _box_of(model, letters) -> dict[str, str]:
@@ -260,17 +270,16 @@ def files_sweep_listing(result, filters: Filters, limit: int | None) -> Listing:
         same.sort(key=_digest)
     shown, matched = _files_select(pool, graph, filters, limit, lambda l: first_box.get(_digest(l), "spool"), None,
                                    lambda lid: by_id.get(lid, []))
-    unfiled = [i for i, sh in enumerate(shown) if sh.box == "spool"]
-    if unfiled:
-        from dataclasses import replace
+    medulla = {d for read in result.boxes if read.box.is_medulla for d in read.ids}
+    in_project = {d for read in result.boxes if not read.box.is_medulla for d in read.ids}
 
-        from m1nd.secrets import held_in_batch
+    def judged(letter) -> bool:  # a medulla letter is never held (files_held)
+        d = _digest(letter)
+        if d in in_project:
+            return True
+        return d not in medulla and not for_medulla(result.run, letter.brain, letter.repo)
 
-        kinds = held_in_batch([shown[i].letter.raw for i in unfiled])
-        shown = list(shown)
-        for n, kind in kinds.items():
-            shown[unfiled[n]] = replace(shown[unfiled[n]], held=kind)
-        shown = tuple(shown)
+    shown = files_held(shown, judged)
     return Listing(told_apart(rows), not_filed, totals, shown, matched, filters, limit)
 
 
@@ -286,4 +295,22 @@ def files_box_listing(view, markers, filters: Filters, limit: int | None) -> Lis
         by_id.setdefault(l.id, []).append(l)
     shown, matched = _files_select(list(distinct.values()), graph, filters, limit, None, view.box.label,
                                    lambda lid: by_id.get(lid, []))
+    if not view.box.is_medulla:  # the medulla box is private to the home: never held
+        shown = files_held(shown, lambda letter: True)
     return Listing((), None, totals, shown, matched, filters, limit)
+
+
+def files_held(shown: tuple[Shown, ...], judged) -> tuple[Shown, ...]:
+    """The shown letters with `held` set on those carrying a likely secret, among the
+    ones `judged(letter)` says the held rule applies to (the reference of held_kind)."""
+    from dataclasses import replace
+
+    from m1nd.secrets import held_in_batch
+
+    out = []
+    for sh in shown:
+        letters = [sh.letter] + [r for r, _ in sh.replies]
+        found = held_in_batch([l.raw for l in letters])
+        kinds = [found.get(i) if judged(l) else None for i, l in enumerate(letters)]
+        out.append(replace(sh, held=kinds[0], held_replies=frozenset(l.id for l, k in zip(letters[1:], kinds[1:]) if k)))
+    return tuple(out)

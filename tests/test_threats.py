@@ -480,7 +480,7 @@ def test_a_generated_probe_never_crashes_sentinels_or_reaches_the_terminal_raw(t
                       "sentinel": {"probe": probe, "expect": "absent"}})
     write_spool(root / "home" / "field-reports.jsonl", [w, r])
     assert run_script("distribute", env=env).returncode == 0
-    controlled = _RAW.search(probe) is not None
+    controlled = _RAW.search(probe) is not None or "\n" in probe or "\t" in probe  # a newline or tab too
     for args in (["sentinels", "run"], ["sentinels", "allow", letter_id(r)], ["sentinels", "run"],
                  ["sentinels", "run", "--json"]):
         done = run_script(*args, cwd=repo, env=env)
@@ -495,3 +495,18 @@ def test_a_generated_probe_never_crashes_sentinels_or_reaches_the_terminal_raw(t
             orjson.loads(done.stdout)
         else:
             _assert_human(args, text)
+
+
+# -- the hook names a malformed line, as doctor does --------------------------------------
+
+def test_the_post_checkout_hook_names_a_malformed_line_of_its_box(tmp_path):
+    from tests.conftest import run_script
+
+    env, repo = _home_with_repo(tmp_path)
+    write_spool(repo / ".m1nd" / "inbox.jsonl", [_deep_line("what", 70)])  # arrived by git: line 2
+    done = run_script("hook", "run", "post-checkout", cwd=repo, env=env)
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "box repo-a has 1 malformed line (line 2); m1nd doctor names them" in err, err
+    assert "repo-a has 1 open letter" in err  # the rest of the notice as before
+    _assert_human("hook", err + done.stdout.decode())

@@ -59,6 +59,14 @@ def argv_of(probe: str) -> list[str]:
     return argv
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -151,10 +159,14 @@ def allow(run: Run, prefix: str, now: datetime | None = None) -> Guard:
     if where is None:
         raise M1ndError(f"receipt {guard.receipt.id}'s probe would run nowhere: its box is not a repository here "
                         "(probes in the medulla box never run)")
+    real = os.path.realpath(where)
+    if not _utf8(real):  # a grant names its repository exactly: an escaped spelling could name another
+        raise M1ndError(f"receipt {guard.receipt.id}'s probe would run in {os.fsencode(real)!r}, which is not a "
+                        "UTF-8 path: grants keep UTF-8 paths (rename the directory to allow it)")
     allowed = records.allowlist(run.paths)
     from m1nd.clock import stamp
 
-    allowed[guard.receipt.digest] = {"id": guard.receipt.id, "probe": guard.probe, "root": os.path.realpath(where),
+    allowed[guard.receipt.digest] = {"id": guard.receipt.id, "probe": guard.probe, "root": real,
                                      "fingerprint": guard.fingerprint, "allowed_at": stamp(now or parse_now())}
     records.save(run.paths, records.ALLOW, "allowed", allowed)
     return guard

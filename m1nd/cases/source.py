@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from m1nd import jsonout
 from m1nd.boxes import Box
 from m1nd.cases import fingerprints as fps
 from m1nd.cases.fold import Fold
@@ -72,7 +73,9 @@ class Cases:
 
 def _content_key(model) -> list:
     """[database epoch, the run's files, the union's content key]: equal keys, equal union."""
-    return [model.epoch, [[src.kind, src.path, src.fid] for src in model.sources], model.union_key()]
+    # as the cache spells it: a path that is not UTF-8 with \xNN escapes (jsonout.record)
+    return jsonout.utf8_safe([model.epoch, [[src.kind, src.path, src.fid] for src in model.sources],
+                              model.union_key()])
 
 
 # -- the fold cache -------------------------------------------------------------------
@@ -96,7 +99,7 @@ def _save(run: Run, key, gen: int, letters: int, fold: Fold) -> None:
     path = _cache_path(run)
     try:
         ensure_dir(os.path.dirname(path))
-        atomic_write(path, orjson.dumps({"version": VERSION, "key": key, "gen": gen, "letters": letters,
+        atomic_write(path, jsonout.record({"version": VERSION, "key": key, "gen": gen, "letters": letters,
                                          "fold": fold.as_json()}), sync=False)
     except OSError:
         pass  # only a shortcut: the next run folds again

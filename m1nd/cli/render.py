@@ -160,12 +160,13 @@ def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
     letter = shown.letter
     state = STATE_LABEL[shown.state]
     spans = [(14, 14 + len(state), Printer.STYLES[shown.state])]
-    # A held letter (still only in the spool) never has its text printed: it may carry a secret.
+    # A held letter (wherever it lives) never has its fields printed: it may carry a secret.
     what = f"(held: {shown.held}; see m1nd doctor)" if shown.held else inline(letter.what) or "(no what)"
+    agent, klass = ("", "") if shown.held else (inline(letter.agent), inline(letter.klass))
     cols = [letter.id, state.ljust(9), short_ts(letter).ljust(widths["ts"])]
     if widths["box"]:
         cols.append(pad(inline(shown.box), widths["box"]))
-    cols += [pad(inline(letter.agent), widths["agent"]), pad(inline(letter.klass), widths["class"])]
+    cols += [pad(agent, widths["agent"]), pad(klass, widths["class"])]
     head = "  ".join(cols)
     room = p.width - _cells(head) - 2
     if room >= WHAT_CELLS:
@@ -174,7 +175,7 @@ def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
         # narrow: no padding, so that what fits is whole; the id first, never cut
         ts = short_ts(letter)
         box = fit(inline(shown.box), 16) if widths["box"] else ""
-        agent, klass = fit(inline(letter.agent), 14), fit(inline(letter.klass), CLASS_CELLS)
+        agent, klass = fit(agent, 14), fit(klass, CLASS_CELLS)
         # what does not fit goes first: the time of day, then the class, then agent's tail
         for cols in ([ts, box, agent, klass], [ts[:10], box, agent, klass], [ts[:10], box, agent]):
             line = "  ".join(x for x in [letter.id, state] + cols if x)
@@ -191,6 +192,9 @@ MAX_REPLIES = 3
 def _reply_lines(p: Printer, shown) -> None:
     replies = shown.replies
     for reply, _ in replies[:MAX_REPLIES]:
+        if reply.id in shown.held_replies:  # its fields are never printed
+            p.line(fit(f"    ↳ {reply.id} (held)", p.width))
+            continue
         kind = "answer" if is_receipt(reply) else "pickup"
         text = f"    ↳ {reply.id} {kind} by {inline(reply.agent) or '?'}: {inline(reply.what)}"
         p.line(fit(text, p.width))

@@ -253,22 +253,33 @@ def _notice(run, receipt) -> list[str]:
 
     box = select_box(run, run.bound)
     waiting = receipt.waiting_for(box.path)
-    open_count = _open_count(run, box) + waiting
-    if not open_count:
-        return []
-    new = min(receipt.appended_to(box.path), open_count)
-    return [open_letters_line(box.label, open_count, new, waiting)]
+    open_work, malformed = _box_state(run, box)
+    lines = []
+    if malformed:  # as doctor names them: a line that arrived by git may be one
+        from m1nd.words import plural
+
+        shown = ", ".join(map(str, malformed[:5])) + (" and more" if len(malformed) > 5 else "")
+        lines.append(f"m1nd: warning: box {box.label} has {plural(len(malformed), 'malformed line')} "
+                     f"(line{'s' if len(malformed) > 1 else ''} {shown}); m1nd doctor names them")
+    open_count = open_work + waiting
+    if open_count:
+        new = min(receipt.appended_to(box.path), open_count)
+        lines.append(open_letters_line(box.label, open_count, new, waiting))
+    return lines
 
 
-def _open_count(run, box) -> int:  # box: the bound repository's
-    """Open work in one box (replies left out), from the read model: with nothing
-    new, one fstat and a cached count, whatever the size of the box."""
+def _box_state(run, box) -> tuple[int, list[int]]:  # box: the bound repository's
+    """(open work in one box, replies left out; its malformed lines), from the read
+    model: with nothing new, one fstat and cached answers, whatever the size of the box."""
     from m1nd.readmodel import open_model
 
     model = open_model(run, only=box)
     try:
         source = model.boxes[0]
-        return model.counts(source)["open_work"] if source.fid is not None else 0
+        if source.fid is None:
+            return 0, []
+        conflicts = set(model.conflict_lines(source))  # doctor names those apart
+        return model.counts(source)["open_work"], [n for n in model.malformed(source) if n not in conflicts]
     finally:
         model.close()
 

@@ -131,8 +131,8 @@ class ReadModel:
             self._progress = progress
             try:
                 sources.append(self._refresh_one(SPOOL, SPOOL, spool_path, None, secret_check, strict=True))
-                for box in boxes:
-                    sources.append(self._refresh_one(BOX, box.label, box.path, box, None, strict=False))
+                for box in boxes:  # a box line may have arrived by git: judged as a spool line is
+                    sources.append(self._refresh_one(BOX, box.label, box.path, box, secret_check, strict=False))
             finally:
                 self._progress = None
         if fresh:
@@ -445,6 +445,14 @@ class ReadModel:
         resolve = self.run.roots.resolve
         return [(line, lid, kind, repo, klass) for line, lid, kind, brain, repo, klass in rows
                 if resolve(brain, repo).kind != MEDULLA]
+
+    def held_in(self, source: Source) -> list[tuple[int, str, str]]:
+        """(line, id, kind of secret) of every line of one box carrying a likely secret."""
+        if source.fid is None:
+            return []
+        return [tuple(r) for r in self.con.execute(
+            "SELECT c.line, l.id, l.secret FROM copies c JOIN letters l ON l.digest = c.digest"
+            " WHERE c.fid = ? AND l.secret IS NOT NULL AND l.secret != '' ORDER BY c.line", (source.fid,))]
 
     def spool_misdelivered_days(self) -> dict[str, int]:
         """Distinct misdelivery letters of the spool (missions left out) by the first

@@ -41,7 +41,7 @@ def alert(run: Run, profile: Profile, now: datetime, emit) -> list[dict]:
             e = entries.get(digest)
             if e is None or digest in done:
                 continue
-            held = None if holders.get(digest) else held_kinds.get(digest)
+            held = held_kinds.get(digest)  # wherever it lives
             found.append({"id": letter.id, "digest": digest, "class": letter.klass,
                           "what": held_text(held) if held else letter.what, "agent": "" if held else letter.agent,
                           "ts": letter.ts, "observed_at": e.observed_at, "box": holders.get(digest) or WAITING}

@@ -74,7 +74,9 @@ class Profile:
 
 
 def policy_digest(policy: dict) -> str:
-    return hashlib.sha256(orjson.dumps(policy, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    from m1nd.jsonout import record  # a box path that is not UTF-8: spelled with \xNN escapes
+
+    return hashlib.sha256(record(policy, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def _preset(name: str) -> Profile:

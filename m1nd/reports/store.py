@@ -28,8 +28,10 @@ STATE_SCHEMA = "m1nd-report-state-v1"
 
 
 def canonical(obj) -> bytes:
-    """Canonical JSON: keys sorted, no whitespace, UTF-8."""
-    return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+    """Canonical JSON: keys sorted, no whitespace, UTF-8 (a path that is not: `\\xNN` escapes)."""
+    from m1nd.jsonout import record
+
+    return record(obj, option=orjson.OPT_SORT_KEYS)
 
 
 def sha256(data: bytes) -> str:

@@ -101,7 +101,7 @@ class Filters:
                  ("class", f.klass), ("tool", f.tool), ("since", f.since), ("until", f.until), ("q", f.q),
                  ("replies", "1" if f.replies else ""), ("offset", str(f.offset) if f.offset else ""),
                  ("limit", str(f.limit) if f.limit != PAGE_SIZE else "")]
-        qs = urlencode([(k, v) for k, v in pairs if v])
+        qs = urlencode([(k, v) for k, v in pairs if v], errors="surrogateescape")  # a label may not be UTF-8
         return "/" + (f"?{qs}" if qs else "")
 
 

@@ -472,7 +472,8 @@ def _letters_sql(model, f):
                          f" AND c2.fid IN ({','.join('?' * len(fids))}))")
             args += fids
     elif f.box:
-        match = [s for s in model.readable_boxes() if s.label.lower() == f.box.lower()]
+        # a label that is not UTF-8 comes back from its own link with U+FFFD for its bytes
+        match = [s for s in model.readable_boxes() if _as_sent(s.label).lower() == f.box.lower()]
         if not match:
             raise NotFound(f"no box named {f.box!r} (boxes: {', '.join(s.label for s in model.readable_boxes())})")
         scope = match[0]
@@ -524,3 +525,8 @@ class ThreadData:
     roots: list[str] = field(default_factory=list)
     children: dict = field(default_factory=dict)
     cards: dict = field(default_factory=dict)
+
+
+def _as_sent(label: str) -> str:
+    """A box label as a browser sends it back in a query (bytes that are not UTF-8: U+FFFD)."""
+    return label.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -1,0 +1,196 @@
+"""The held rule judges a letter wherever it lives (mailbox contract, section 4).
+
+A teammate's clone pushes box lines holding a likely secret; this clone pulls them.
+Every view here shows them held (id, ts, state, the kind of secret), none shows the
+secret; `m1nd show ID --reveal` prints it on a terminal; the v0 document carries it.
+Real git (a bare remote, two clones), real files, real processes for the terminal
+and the server.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+
+from m1nd.letters import letter_id
+from tests.conftest import run_cli
+
+
+def _git(*args, cwd) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _secret() -> tuple[str, str]:
+    """(the assignment, its value): made up at test time from parts."""
+    rng = random.Random(1515)
+    value = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(40))
+    return "AWS_SECRET_" + "ACCESS_KEY=" + value, value
+
+
+@pytest.fixture
+def pulled(tmp_path):
+    """Clone B (this home's root) after pulling what clone A pushed: a box with a plain
+    letter, a held letter, a held honesty letter and a held reply to the plain one."""
+    remote = tmp_path / "remote.git"
+    _git("init", "-q", "--bare", "-b", "main", str(remote), cwd=tmp_path)
+    a = tmp_path / "teammate" / "repo-a"
+    _git("clone", "-q", str(remote), str(a), cwd=tmp_path)
+    _git("commit", "-q", "--allow-empty", "-m", "start", cwd=a)
+    _git("push", "-q", "origin", "main", cwd=a)
+    b = tmp_path / "src" / "repo-a"
+    _git("clone", "-q", str(remote), str(b), cwd=tmp_path)
+    assert run_cli("roster", "add", str(b)).code == 0
+
+    assignment, value = _secret()
+    plain = orjson.dumps({"ts": "2026-05-03T07:00:00Z", "agent": "agent-b", "class": "bug", "repo": "repo-a",
+                          "tool": "seek", "what": "plain letter"})
+    held = orjson.dumps({"ts": "2026-05-03T08:00:00Z", "agent": "agent-b", "class": "memory_misdelivery",
+                         "repo": "repo-a", "tool": "seek", "what": f"deploy failed: {assignment}"})
+    honesty = orjson.dumps({"ts": "2026-05-03T08:10:00Z", "agent": "agent-b", "class": "honesty",
+                            "repo": "repo-a", "tool": "north", "what": f"memory claim wrong, {assignment}"})
+    reply = orjson.dumps({"ts": "2026-05-03T08:20:00Z", "agent": "agent-b", "class": "pickup", "repo": "repo-a",
+                          "what": f"looking, creds {assignment}", "answers": [letter_id(plain)]})
+    box = a / ".m1nd" / "inbox.jsonl"
+    box.parent.mkdir()
+    box.write_bytes(b"\n".join([plain, held, honesty, reply]) + b"\n")
+    _git("add", "-f", ".m1nd/inbox.jsonl", cwd=a)
+    _git("commit", "-q", "-m", "box", cwd=a)
+    _git("push", "-q", "origin", "main", cwd=a)
+    _git("pull", "-q", "origin", "main", cwd=b)
+    assert (b / ".m1nd" / "inbox.jsonl").read_bytes() == box.read_bytes()
+    ids = {"plain": letter_id(plain), "held": letter_id(held), "honesty": letter_id(honesty),
+           "reply": letter_id(reply)}
+    return b, ids, value
+
+
+def _ok(*args, cwd=None) -> str:
+    r = run_cli(*args, cwd=cwd)
+    assert r.code == 0, (args, r.stdout, r.stderr)
+    return r.stdout + r.stderr
+
+
+def test_a_secret_in_a_pulled_box_line_is_held_in_every_view_and_named_by_doctor(pulled):
+    root, ids, value = pulled
+    outputs = {
+        "sweep": _ok("sweep", "--state", "all"),
+        "box": _ok("box", "--state", "all", cwd=root),
+        "box --json": _ok("box", "--json", cwd=root),
+        "show": _ok("show", ids["held"]),
+        "show --json": _ok("show", ids["held"], "--json"),
+        "show of the letter replied to": _ok("show", ids["plain"]),
+        "show reply": _ok("show", ids["reply"], "--json"),
+        "doctor": _ok("doctor"),
+        "doctor --json": _ok("doctor", "--json"),
+        "cases": _ok("cases"),
+        "cases claims": _ok("cases", "claims", "--json"),
+    }
+    for where, text in outputs.items():
+        assert value not in text, where
+    assert "(held: " in outputs["sweep"] and "(held: " in outputs["box"]
+    assert f"↳ {ids['reply']} (held)" in outputs["sweep"]
+    views = {v["id"]: v for v in orjson.loads(outputs["box --json"])["letters"]}
+    assert set(views[ids["held"]]) == {"id", "ts", "state", "held"}
+    assert views[ids["plain"]]["what"] == "plain letter"  # the rest of the box as it was
+    shown = orjson.loads(outputs["show --json"])
+    assert shown["held"] and shown["letter"] == {"ts": "2026-05-03T08:00:00Z"}
+    held_check = next(c for c in orjson.loads(outputs["doctor --json"])["checks"] if c["name"] == "held")
+    assert held_check["status"] == "warn"
+    assert f"repo-a line 2 (id {ids['held']}" in held_check["message"]
+    assert f"repo-a line 4 (id {ids['reply']}" in held_check["message"]
+    claims = orjson.loads(outputs["cases claims"])
+    assert claims  # the honesty letter is counted, its text held
+
+
+def test_show_reveal_prints_a_pulled_held_letter_and_the_v0_document_carries_it(pulled):
+    import pty
+
+    root, ids, value = pulled
+    doc = run_cli("--inbox-sweep")
+    assert doc.code == 0 and value in doc.stdout  # the one exception
+    refused = run_cli("show", ids["held"], "--reveal")  # stdout is not a terminal here
+    assert refused.code == 2 and value not in refused.stdout + refused.stderr
+    leader, follower = pty.openpty()
+    env = dict(os.environ, M1ND_PAGER="cat", PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    proc = subprocess.Popen([sys.executable, "-m", "m1nd", "show", ids["held"], "--reveal"], stdin=follower,
+                            stdout=follower, stderr=subprocess.PIPE, env=env)
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    os.close(leader)
+    assert value.encode() in out
+
+
+def test_a_pulled_held_letter_never_reaches_a_report_an_alert_or_an_exec_sink(pulled, tmp_path):
+    root, ids, value = pulled
+    _ok("sweep")  # first sight: the coverage ledger observes the box's letters
+    alerts = run_cli("report", "alert", "--now", "2026-05-03T14:00:00Z", "--json")
+    assert alerts.code == 0, alerts.stderr
+    alerted = [a for a in alerts.json if a["id"] == ids["held"]] if isinstance(alerts.json, list) else \
+        [a for a in alerts.json.get("alerts", []) if a["id"] == ids["held"]]
+    assert alerted and alerted[0]["held"]
+    captured = tmp_path / "sink-input"
+    r = run_cli("report", "--to", f"exec:sh -c 'cat > {captured}'", "--now", "2026-05-03T22:00:00Z")
+    assert r.code == 0, r.stderr
+    outputs = [alerts.stdout, r.stdout + r.stderr, captured.read_text()]
+    assert ids["held"] in outputs[-1]
+    runs = run_cli("report", "list", "--json").json["reports"]
+    for fmt in ("md", "html", "json"):
+        rendered = run_cli("report", "render", runs[0]["run_id"], "--format", fmt)
+        assert rendered.code == 0 and ids["held"] in rendered.stdout
+        outputs.append(rendered.stdout)
+    for text in outputs:
+        assert value not in text
+
+
+def test_a_pulled_held_letter_is_held_on_every_serve_page_and_route(pulled):
+    from tests.serve.servekit import Server
+
+    root, ids, value = pulled
+    with Server(token=True) as server:
+        routes = ["/", "/cases", f"/letters/{ids['held']}", f"/letters/{ids['plain']}",
+                  f"/api/letters/{ids['held']}", f"/api/letters/{ids['reply']}", "/api/mailbox",
+                  "/api/cases", "/api/doctor"]
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            for route in routes:
+                params = {"token": server.token} | ({"brain": "repo-a"} if route == "/api/mailbox" else {})
+                got = client.get(route, params=params, follow_redirects=True)
+                assert got.status_code == 200, (route, got.status_code)
+                assert value not in got.text, route
+            letter = client.get(f"/api/letters/{ids['held']}", params={"token": server.token}).json()
+            assert letter["held"]
+            mailbox = client.get("/api/mailbox", params={"token": server.token, "brain": "repo-a"}).json()
+            assert {v["id"]: v for v in mailbox["letters"]}[ids["held"]]["held"]
+            whole = client.get("/api/inbox_sweep", params={"token": server.token})
+            assert whole.status_code == 200 and value in whole.text  # the v0 document, the one exception
+    assert "Traceback" not in server.stderr()
+
+
+def test_answering_the_held_box_lines_retires_them_from_doctors_held_check(pulled):
+    root, ids, value = pulled
+
+    def held_check():
+        doc = run_cli("doctor", "--json")
+        return next(c for c in doc.json["checks"] if c["name"] == "held")
+
+    assert held_check()["status"] == "warn"
+    done = run_cli("answer", ids["held"], ids["honesty"], ids["reply"], "--what", "rotated the key")
+    assert done.code == 0, done.stderr
+    check = held_check()
+    assert check["status"] == "ok" and "all answered" in check["message"], check
+    assert value not in check["message"]
