@@ -31,6 +31,8 @@ def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile, tmp
     for n in range(2):  # a fingerprint with two witnesses, for the cases page
         write("--what", f"recall found nothing, {n}", "--repo", "repo-b", "--tool", "recall",
               "--kind", "false_absence", "--ts", f"2026-04-2{n}T08:00:00Z")
+    for n in range(2):  # and one whose letters name no tool, recurring this week: listed first
+        write("--what", f"it crashed, {n}", "--repo", "repo-b", "--kind", "crash", "--ts", f"2026-05-0{n + 1}T08:00:00Z")
     assert m1nd("distribute").returncode == 0
     assert m1nd("report", "--since", "2026-04-01T00:00:00Z", "--until", "2026-05-03T00:00:00Z",
                 "--to", str(tmp_path / "reports")).returncode == 0
@@ -92,6 +94,8 @@ def test_the_page_in_a_real_browser(mailbox, browser, width, height, mobile, tmp
             assert "fp:recall/false_absence" in shown
             assert "2 witnesses: recurring, escalated, no receipt yet" in shown
             assert "NO CASE" not in shown.upper()
+            names = page.eval("[...document.querySelectorAll('ul.ledger .what')].map(e => e.textContent)")
+            assert names == ["fp:/crash (crash in letters that name no tool)", "fp:recall/false_absence"]
             if mobile:
                 assert page.eval("document.documentElement.scrollWidth") <= width
             page.screenshot(str(out / f"cases-{width}.png"))
