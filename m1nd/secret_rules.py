@@ -31,11 +31,14 @@ _ANCHOR_KEYWORDS = (
     r"|mysql[^\n]*[ \t]-p|docker[ \t]+login|curl[^\n]*[ \t]-(?:u|-user)[ \t]|machine[ \t]"
     r"|--(?:password|passwd|pass|token|secret|api-key|apikey|client-secret|auth-token)[ \t=]"
     r"|://[^\s/@]*:[^\s/@]*@|(?:\\u[0-9a-f]{4}){4}|\\n[a-z0-9+/]{40}|webhook|hooks\.zapier"
+    r"|secret[_.-]?(?:access[_.-]?)?key[^\n]{0,80}?[0-9a-f]{48}"
 )
 _RANDOM_RUN = (
     r"(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])[" + _T + r"]{0,40}?[A-Za-z][0-9]+[A-Za-z]"
     r"|[A-Za-z][0-9]+[A-Za-z][" + _T + r"]{0,40}?(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])"
     r"|[A-Za-z]{2,12}[_-](?:[A-Za-z0-9]+[_-])?[0-9a-fA-F]{24}"
+    # a body whose digits sit in one run (at its start, middle or end): letters on one side
+    r"|[A-Za-z_.-][0-9]{1,8}[A-Za-z]{8}|[A-Za-z]{8}[0-9]"
 )
 _PREFIXES = (
     r"MII[A-Za-z0-9+/]{20}|b3BlbnNzaC|AKIA|ASIA|ABIA|ACCA|AKID|LTAI|gh[pousr]_|github_pat_|gl[a-z]{1,5}-"
@@ -257,6 +260,10 @@ GENERIC = [
      re.compile(r"\.webhook\.office\.com/webhookb2/\S{20,}|[a-zA-Z0-9]+\.tines\.com/webhook/[a-z0-9]{16,}/[a-z0-9]{16,}"
                 r"|hooks\.zapier\.com/hooks/catch/\S{8,}")),
 ]
+# detect-secrets ibm_cos_hmac: an HMAC secret access key is 48 hex digits (no digest has
+# that length), held beside the name of a secret key only
+_HMAC_SECRET = re.compile(
+    r"(?i)secret[_.-]?(?:access[_.-]?)?key[^\n]{0,80}?(?<![0-9A-Za-z])[0-9a-f]{48}(?![0-9A-Za-z])")
 _BESIDE_PROVIDER = re.compile(
     r"(?i)(?<![a-z0-9])(?:" + "|".join(re.escape(n) for n in _PROVIDER_NAMES) + r")[a-z0-9_]*"
     r"[^\n]{0,40}?(?<![A-Za-z0-9_./+=:-])([A-Za-z0-9_/+-]{16,90}=*)(?![A-Za-z0-9_/+=.-])")
@@ -290,16 +297,29 @@ def _hexlike(body: str) -> bool:
         and _changes(body) >= 0.25 * len(body)
 
 
-def _mixed(body: str, need_upper: bool) -> bool:
+_WORD = re.compile(r"[A-Z][a-z]{3,}")
+
+
+def _camel(body: str) -> bool:
+    """Words glued in CamelCase (`Base64EncodingHelper2Factory`): two or more
+    capitalised words with a vowel cover its letters; random base62 of 16 characters
+    looks like that about once in a thousand."""
+    letters = sum(c.isalpha() for c in body)
+    words = [w for w in _WORD.findall(body) if any(v in w for v in "aeiouy")]
+    return len(words) >= 2 and sum(len(w) for w in words) >= 0.8 * letters
+
+
+def _mixed(body: str, need_upper: bool, rate: float = 0.25) -> bool:
     digits = sum(c.isdigit() for c in body)
     upper = sum(c.isupper() for c in body)
     lower = sum(c.islower() for c in body)
-    if digits < 2 or lower + upper < 6 or _changes(body) < 0.25 * len(body):
-        return False
-    if not _NONHEX_NEXT_TO_DIGIT.search(body):  # what the anchor's random-run rule asks
+    if digits < 2 or lower + upper < 6 or _changes(body) < rate * len(body):
         return False
     if need_upper:
-        return upper >= 3 and lower >= 3 and digits >= 3
+        # mixed case is no hex digest; the digits may sit in one run (`ABC123xKLmn…`)
+        return upper >= 3 and lower >= 3 and digits >= 3 and not _camel(body)
+    if not _NONHEX_NEXT_TO_DIGIT.search(body):  # lowercase: a letter past f beside a digit
+        return False
     # lowercase with digits: not hex (a digest), not a word-and-number identifier
     return any(c in "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ" for c in body) and digits >= 4
 
@@ -346,6 +366,8 @@ def _generic(text: str) -> str | None:
                 and not any(p.isalpha() and len(p) >= 5 for p in body[1:]) \
                 and (_hexlike(rest) or _mixed(rest, need_upper=False) or _mixed(rest, need_upper=True)):
             return "token with a provider prefix"
+    if _HMAC_SECRET.search(text):
+        return "key beside its provider"
     for pattern in (_BESIDE_PROVIDER, _KEY_VALUE):
         for m in pattern.finditer(text):
             value = m.group(1)
@@ -363,7 +385,7 @@ def _generic(text: str) -> str | None:
             return "random token"
         # a random body cut by a few separators (trufflehog paypaloauth secret)
         joined = "".join(pieces)
-        if len(pieces) <= 6 and len(joined) >= 32 and _mixed(joined, need_upper=True):
+        if len(pieces) <= 6 and len(joined) >= 32 and _mixed(joined, need_upper=True, rate=0.4):
             return "random token"
     return None
 
@@ -400,6 +422,7 @@ def match(text: str) -> str | None:
     for m in _NAMED.finditer(text):
         value = m.group(1)
         if not is_placeholder(value) and not _CODE.match(value) and not _PATH.match(value) \
-                and _random_looking(value) and sum(c.isdigit() for c in value) >= 1 and len(set(value)) >= 6:
+                and _random_looking(value) and sum(c.isdigit() for c in value) >= 1 and len(set(value)) >= 6 \
+                and not _camel(value):  # a class name (`token_cache: Base64Encoder2Factory`)
             return "credential assignment"
     return _generic(text)

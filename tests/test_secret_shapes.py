@@ -26,12 +26,13 @@ def _random(alphabet: str, n: int) -> str:
 
 
 def _mixed(n: int) -> str:
-    # random base62 with each class present, made fresh at every run; the tail carries
-    # digits of its own. (A body whose only digits sit in one run at its start, about 1 %
-    # of uniform base62 bodies, is not held yet: the prefilter's random-run rule wants a
-    # letter beside a digit further in. Known miss, in docs/secrets.md.)
-    tail = _random(ALNUM, n - 8) + _random(string.digits, 2)
-    return _random(string.ascii_uppercase, 3) + _random(string.digits, 3) + "".join(_RNG.sample(tail, len(tail)))
+    # uniform base62 as providers mint it, with each class present, made fresh at every
+    # run (its digits may cluster in one run anywhere, its start included)
+    need = min(3, n // 3)
+    while True:
+        body = _random(ALNUM, n)
+        if min(sum(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit)) >= need:
+            return body
 
 
 # kind -> (a fresh positive, a negative of the same look)
@@ -95,6 +96,9 @@ def _ordinary(rng: random.Random) -> str:
         f"data:image/png;base64,{b64}{b64}",
         f"ReadModelRefreshCoordinatorFactory_{rng.randrange(10**6)} rebuilt the token index",
         f"github.com/example/mod v1.{rng.randrange(40)}.0 h1:{b64[:43]}=",
+        # beside an anchor (a `key…:` word), so the rules themselves judge the identifiers
+        f"KeyError: 'repo-a' in ReadModelRefreshCoordinatorFactory_{rng.randrange(10**6)}",
+        f"token_cache: Base{rng.randrange(2, 99)}EncodingHelper{rng.randrange(10)}Factory rebuilt",
     ])
 
 
@@ -183,7 +187,25 @@ WIDENED = {
          lambda: "com.apple.WebKit.Networking2.xpc"),
     "random token up to 400 characters (trufflehog documo)":
         (lambda: _mixed(300), lambda: _random(_HEX, 300)),
+    # third pass
+    "prefixed body whose digits sit in one run (trufflehog prefixed detectors, uniform bodies)":
+        (lambda: "the build log said zq" + "x_" + _one_run(_RNG.choice(("start", "middle", "end"))) + " then stopped",
+         lambda: "the build log said KeyError: ReadModelRefreshCoordinatorFactory_" + _random(string.digits, 6)),
+    "48 hex digits beside a secret key's name (detect-secrets ibm_cos_hmac)":
+        (lambda: "the secret_access_key deploy failed, I used " + _random(_HEX, 48) + " to retry",
+         lambda: "the secret_access_key deploy landed in commit " + _random(_HEX, 40) + " and image sha256:"
+                 + _random(_HEX, 64)),
 }
+
+
+def _one_run(where: str) -> str:
+    """A random mixed-case body of 28 letters with all its digits in one run."""
+    letters = _random(string.ascii_letters, 28)
+    while sum(c.isupper() for c in letters) < 6 or sum(c.islower() for c in letters) < 6:
+        letters = _random(string.ascii_letters, 28)
+    digits = _random(string.digits, 4)
+    at = {"start": 0, "middle": 14, "end": 28}[where]
+    return letters[:at] + digits + letters[at:]
 
 
 @pytest.mark.parametrize("name", list(WIDENED))
