@@ -226,6 +226,7 @@ def main() -> None:
     ap.add_argument("--workdir", default=None, help="kept between runs to reuse the generated spools")
     ap.add_argument("--spools", default="plain,realistic", help="which spools to measure (comma-separated)")
     ap.add_argument("--new", default="1,1000,10000", help="K new letters before each read (comma-separated)")
+    ap.add_argument("--no-secrets", action="store_true", help="skip bench/secrets.py's table")
     a = ap.parse_args()
     ks = [int(k) for k in a.new.split(",")]
     workdir = os.path.abspath(a.workdir or tempfile.mkdtemp(prefix="m1nd-bench-"))
@@ -267,6 +268,12 @@ def main() -> None:
     print("|---|---:|---:|---:|---|")
     for row in rows:
         print(row_line(row))
+    if not a.no_secrets:  # the held rule: external corpus table and its cost on a realistic spool
+        print("\nHeld letters (bench/secrets.py):", flush=True)
+        root = os.path.dirname(HERE)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
+        subprocess.run([PY, os.path.join(HERE, "secrets.py"), "--letters", str(min(a.letters, 100_000))],
+                       check=True, env=env)
     if not a.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
 

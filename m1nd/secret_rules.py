@@ -31,6 +31,7 @@ _ANCHOR_KEYWORDS = (
     r"|mysql[^\n]*[ \t]-p|docker[ \t]+login|curl[^\n]*[ \t]-(?:u|-user)[ \t]|machine[ \t]"
     r"|--(?:password|passwd|pass|token|secret|api-key|apikey|client-secret|auth-token)[ \t=]"
     r"|://[^\s/@]*:[^\s/@]*@|(?:\\u[0-9a-f]{4}){4}|\\n[a-z0-9+/]{40}|webhook|hooks\.zapier"
+    r"|secret[_.-]?(?:access[_.-]?)?key[^\n]{0,80}?[0-9a-f]{48}"
 )
 _RANDOM_RUN = (
     r"(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])[" + _T + r"]{0,40}?[A-Za-z][0-9]+[A-Za-z]"
@@ -54,6 +55,19 @@ _CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES)
 ANCHOR_PARTS = ("(?i:" + _ANCHOR_KEYWORDS + ")", "(?i:" + _CONTEXT + ")", _RANDOM_RUN, _PREFIXES)
 ANCHOR = "|".join(ANCHOR_PARTS)
 ANCHOR_BYTES = re.compile(ANCHOR.encode())
+# an exception's name before its message (`KeyError: 'repo-a'`, in every Python
+# traceback) meets the keyword anchor but assigns nothing: such a hit alone makes no
+# line worth judging
+_EXCEPTION_NAME = re.compile(rb"(?i)(?:pass|pwd|secret|token|credential|auth|key)[a-z]*(?:error|exception|warning):\Z")
+
+
+def anchor_hit_counts(hit: bytes) -> bool:
+    """Whether an anchor's hit (the bytes it matched) makes its line worth judging."""
+    return not _EXCEPTION_NAME.match(hit)
+
+
+def has_anchor(raw: bytes) -> bool:
+    return any(anchor_hit_counts(m.group(0)) for m in ANCHOR_BYTES.finditer(raw))
 
 # a long run of token characters mixing digits with non-hex letters or symbols: what
 # a catalog token looks like (a hash, a UUID or an identifier is not one)
@@ -203,10 +217,13 @@ _ASSIGN = re.compile(
 _NAMED = re.compile(
     r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:passw(?:or)?d|pass|passphrase|secret|token|api_?key)[A-Za-z0-9_]*"
     r"[\"'`]?[ \t]*(?::=|=>|=|:)(?=[ \t]*[\"'`]?([^\s\"'`,;]{8,200}))")  # a lookahead: `api_key: db_pass: …` tries both names
+_ASSIGN_WORDS = ("pass", "pwd", "secret", "token", "credential", "key")
 _UNQUOTED = re.compile(r"[^\s\"'`,;&)\]}>]+")
 
 
 def _assignment(text: str) -> bool:
+    if not any(w in text.lower() for w in _ASSIGN_WORDS):  # a substring test is ~50x cheaper
+        return False
     for m in _ASSIGN.finditer(text):
         sep, rest = m.group("sep"), m.group("rest")
         if sep.startswith("==") or m.start("sep") > 0 and text[m.start("sep") - 1] in "!<>":
@@ -257,11 +274,15 @@ GENERIC = [
      re.compile(r"\.webhook\.office\.com/webhookb2/\S{20,}|[a-zA-Z0-9]+\.tines\.com/webhook/[a-z0-9]{16,}/[a-z0-9]{16,}"
                 r"|hooks\.zapier\.com/hooks/catch/\S{8,}")),
 ]
+# detect-secrets ibm_cos_hmac: an HMAC secret access key is 48 hex digits (no digest has
+# that length), held beside the name of a secret key only
+_HMAC_SECRET = re.compile(
+    r"(?i)secret[_.-]?(?:access[_.-]?)?key[^\n]{0,80}?(?<![0-9A-Za-z])[0-9a-f]{48}(?![0-9A-Za-z])")
 _BESIDE_PROVIDER = re.compile(
     r"(?i)(?<![a-z0-9])(?:" + "|".join(re.escape(n) for n in _PROVIDER_NAMES) + r")[a-z0-9_]*"
     r"[^\n]{0,40}?(?<![A-Za-z0-9_./+=:-])([A-Za-z0-9_/+-]{16,90}=*)(?![A-Za-z0-9_/+=.-])")
 _KEY_VALUE = re.compile(
-    r"(?i)[a-z0-9]+[_.-]?(?:key|secret)[\\\"'`]*[ \t]*[:=][ \t]*[\\\"'`]*([A-Za-z0-9_/+.-]{16,200}=*)")
+    r"(?i)[a-z0-9][_.-]?(?:key|secret)[\\\"'`]*[ \t]*[:=][ \t]*[\\\"'`]*([A-Za-z0-9_/+.-]{16,200}=*)")
 _BLOB_BEFORE = re.compile(r"(?:base64,|sha\d+[-:]|h1:|integrity\W+|hash\W+|sum\W+|@)\Z", re.I)
 
 
@@ -290,16 +311,29 @@ def _hexlike(body: str) -> bool:
         and _changes(body) >= 0.25 * len(body)
 
 
-def _mixed(body: str, need_upper: bool) -> bool:
+_WORD = re.compile(r"[A-Z][a-z]{3,}")
+
+
+def _camel(body: str) -> bool:
+    """Words glued in CamelCase (`Base64EncodingHelper2Factory`): two or more
+    capitalised words with a vowel cover its letters; random base62 of 16 characters
+    looks like that about once in a thousand."""
+    letters = sum(c.isalpha() for c in body)
+    words = [w for w in _WORD.findall(body) if any(v in w for v in "aeiouy")]
+    return len(words) >= 2 and sum(len(w) for w in words) >= 0.8 * letters
+
+
+def _mixed(body: str, need_upper: bool, rate: float = 0.25) -> bool:
     digits = sum(c.isdigit() for c in body)
     upper = sum(c.isupper() for c in body)
     lower = sum(c.islower() for c in body)
-    if digits < 2 or lower + upper < 6 or _changes(body) < 0.25 * len(body):
-        return False
-    if not _NONHEX_NEXT_TO_DIGIT.search(body):  # what the anchor's random-run rule asks
+    if digits < 2 or lower + upper < 6 or _changes(body) < rate * len(body):
         return False
     if need_upper:
-        return upper >= 3 and lower >= 3 and digits >= 3
+        # mixed case is no hex digest; the digits may sit in one run (`ABC123xKLmn…`)
+        return upper >= 3 and lower >= 3 and digits >= 3 and not _camel(body)
+    if not _NONHEX_NEXT_TO_DIGIT.search(body):  # lowercase: a letter past f beside a digit
+        return False
     # lowercase with digits: not hex (a digest), not a word-and-number identifier
     return any(c in "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ" for c in body) and digits >= 4
 
@@ -346,7 +380,15 @@ def _generic(text: str) -> str | None:
                 and not any(p.isalpha() and len(p) >= 5 for p in body[1:]) \
                 and (_hexlike(rest) or _mixed(rest, need_upper=False) or _mixed(rest, need_upper=True)):
             return "token with a provider prefix"
+    if _HMAC_SECRET.search(text):
+        return "key beside its provider"
+    low = text.lower()
     for pattern in (_BESIDE_PROVIDER, _KEY_VALUE):
+        # substring tests first: both patterns start with a long alternation that costs
+        # ~0.5 ms a line in `re`, and most judged lines name no provider
+        if pattern is _BESIDE_PROVIDER and not any(n in low for n in _PROVIDER_NAMES) \
+                or pattern is _KEY_VALUE and "key" not in low and "secret" not in low:
+            continue
         for m in pattern.finditer(text):
             value = m.group(1)
             if _DIGEST.match(value) or _BLOB_BEFORE.search(text[max(0, m.start(1) - 12):m.start(1)]):
@@ -363,7 +405,7 @@ def _generic(text: str) -> str | None:
             return "random token"
         # a random body cut by a few separators (trufflehog paypaloauth secret)
         joined = "".join(pieces)
-        if len(pieces) <= 6 and len(joined) >= 32 and _mixed(joined, need_upper=True):
+        if len(pieces) <= 6 and len(joined) >= 32 and _mixed(joined, need_upper=True, rate=0.4):
             return "random token"
     return None
 
@@ -400,6 +442,7 @@ def match(text: str) -> str | None:
     for m in _NAMED.finditer(text):
         value = m.group(1)
         if not is_placeholder(value) and not _CODE.match(value) and not _PATH.match(value) \
-                and _random_looking(value) and sum(c.isdigit() for c in value) >= 1 and len(set(value)) >= 6:
+                and _random_looking(value) and sum(c.isdigit() for c in value) >= 1 and len(set(value)) >= 6 \
+                and not _camel(value):  # a class name (`token_cache: Base64Encoder2Factory`)
             return "credential assignment"
     return _generic(text)

@@ -112,13 +112,19 @@ def compiling() -> bool:
 
 
 def _engine_findings(data: bytes) -> list[tuple[int, str]]:
-    """(start offset, rule id) of every engine finding in `data`."""
+    """(start offset, rule id) of every engine finding in `data` that makes its line
+    worth judging (secret_rules.anchor_hit_counts)."""
     scanner = _Engine.get()
     if scanner is None or not data:
         return []
     # Invisible findings are the supporting parts of a rule (a tenant id beside a
     # client secret): identifiers on their own, not secrets.
-    return [(f.location["start_offset"], f.rule_id) for f in scanner.scan(data) if f.visible]
+    found = []
+    for f in scanner.scan(data):
+        start = f.location["start_offset"]
+        if f.visible and rules.anchor_hit_counts(data[start:f.location["end_offset"]]):
+            found.append((start, f.rule_id))
+    return found
 
 
 def _kind(raw: bytes) -> str | None:
@@ -147,8 +153,7 @@ def _starts(raws: list[bytes]) -> list[int]:
 
 
 def _python_candidates(raws: list[bytes]) -> set[int]:
-    anchor = rules.ANCHOR_BYTES
-    return {i for i, raw in enumerate(raws) if anchor.search(raw)}
+    return {i for i, raw in enumerate(raws) if rules.has_anchor(raw)}
 
 
 def held_in_batch(raws: list[bytes]) -> dict[int, str]:

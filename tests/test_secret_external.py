@@ -11,12 +11,13 @@ import pytest
 from conftest import write_spool
 from secret_wrappings import corpus_or_skip, credential_letters, ordinary_letters
 
-# The target is 99 % with every format held in the four wrappings below. m1nd holds
-# 99.9 %; one format is still missed bare in prose (a 48-hex value: docs/secrets.md says
-# why it is left). These floors are what it holds today: a change that holds less fails.
-RECALL_FLOOR = 0.998
+# The target: 99 % or more held, every format held in the four wrappings below, no
+# ordinary line held. m1nd holds 2,539 of 2,540 (the one miss: a password with a `/`
+# inside a URL's user:password, where a `/` ends the user part). A change that holds
+# less fails.
+RECALL_FLOOR = 0.9995
 MUST_HOLD = ("bare in prose", "KEY=value", "JSON", "escaped JSON in JSON")
-MUST_HOLD_MISSES_AT_MOST = 1
+MUST_HOLD_MISSES_AT_MOST = 0
 
 
 
