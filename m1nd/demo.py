@@ -64,7 +64,7 @@ STEPS = (
         "sweep reads the spool and every box. A letter's fate comes from its replies:",
         "open (nobody has replied), in flight (someone picked it up), answered (closed",
         "by a receipt: a reply of class triage), external (about a foreign tool, not",
-        "ours to fix). The spool (not filed) row counts letters still in the spool:",
+        "ours to fix). The 'waiting to be filed' row counts letters still in the spool:",
         "waiting for their repository, or held (a letter that seems to carry a secret",
         "never goes into a project box). Misdelivered counts letters of class",
         "memory_misdelivery (a note that reached the wrong place).")),

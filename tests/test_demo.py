@@ -63,7 +63,7 @@ def test_demo_runs_every_step_and_shows_each_command(caller):
         view = lines[at + 1: next(j for j in range(at + 1, len(lines)) if lines[j].startswith(("$ ", "# ")))]
         assert view and all(len(line) <= 80 for line in view), (command, [l for l in view if len(l) > 80])
     for word in ("root", "spool", "box", "medulla", "fate", "in flight", "receipt", "external", "misdelivered",
-                 "spool (not filed)", "consent", "held", "kindless", "fingerprint"):
+                 "waiting to be filed", "consent", "held", "kindless", "fingerprint"):
         first = next(line for line in lines if word in line.lower())
         assert first.startswith("# "), (word, first)
     # It ends with the way to start for real.

@@ -238,13 +238,13 @@ def sweep_view(listing, doc_counts: dict, stream=None) -> None:
     p = Printer(stream)
     rows = list(listing.rows)
     if listing.not_filed is not None:
-        rows.append(("spool (not filed)", listing.not_filed))
+        rows.append(("waiting to be filed", listing.not_filed))
     box_table(p, rows)
     for text in _wrap(LEGEND, p.width):
         p.line(text)
     if listing.not_filed is not None:
-        for text in _wrap("spool (not filed): letters still only in the spool: waiting for a repository "
-                          "this machine does not know yet, or held back (m1nd doctor says which).", p.width):
+        for text in _wrap("waiting to be filed: letters only the spool holds, for a repository this "
+                          "machine does not know yet, or held back (m1nd doctor says which).", p.width):
             p.line(text)
     p.line()
     for text in _wrap(_summary(listing.totals) + f"; {doc_counts['misdelivery']} misdelivered", p.width):

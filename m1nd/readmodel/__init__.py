@@ -520,7 +520,7 @@ class ReadModel:
 
     def box_counts(self) -> tuple[list[tuple[Source, dict]], dict | None]:
         """Per readable box its counts with fates over the union (the sweep's table),
-        and the counts of the union's letters in no box ("spool (not filed)"), or None
+        and the counts of the union's letters in no box ("waiting to be filed"), or None
         when there are none."""
         graph = self.graph()
         key = f"boxcounts:{self._scope_key(None)}:{','.join(self.run.markers)}"
