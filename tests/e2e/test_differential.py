@@ -387,15 +387,14 @@ MANY_STEPS = int(os.environ.get("M1ND_DIFF_STEPS") or 40)
 FIRST_SEED = int(os.environ.get("M1ND_DIFF_FIRST") or 100)
 
 
-@pytest.mark.parametrize("seed", FIXED_SEEDS)
-def test_git_with_m1nds_hooks_behaves_as_git_without_them(tmp_path, seed):
-    run_sequence(tmp_path, seed, steps=40)
+# The fixed seeds always; M1ND_DIFF_SEEDS=N adds N more by hand (no skipped test without it).
+SEEDS = [(seed, 40) for seed in FIXED_SEEDS] + [
+    (seed, MANY_STEPS) for seed in range(FIRST_SEED, FIRST_SEED + MANY_SEEDS) if seed not in FIXED_SEEDS]
 
 
-@pytest.mark.skipif(not MANY_SEEDS, reason="many seeds by hand: M1ND_DIFF_SEEDS=N")
-@pytest.mark.parametrize("seed", range(FIRST_SEED, FIRST_SEED + MANY_SEEDS))
-def test_git_with_m1nds_hooks_behaves_as_git_without_them_for_many_seeds(tmp_path, seed):
-    run_sequence(tmp_path, seed, steps=MANY_STEPS)
+@pytest.mark.parametrize(("seed", "steps"), SEEDS)
+def test_git_with_m1nds_hooks_behaves_as_git_without_them(tmp_path, seed, steps):
+    run_sequence(tmp_path, seed, steps=steps)
 
 
 # -- hook managers: the same sequence with m1nd's hooks under the pre-commit framework -------
