@@ -194,3 +194,37 @@ def test_answering_the_held_box_lines_retires_them_from_doctors_held_check(pulle
     check = held_check()
     assert check["status"] == "ok" and "all answered" in check["message"], check
     assert value not in check["message"]
+
+
+def test_a_held_letter_is_never_a_witness_so_its_fields_reach_no_fingerprint_case_or_escalation(tmp_path):
+    """A fingerprint and an escalation are made of a witness's fields (its tool names the
+    family); a held letter's fields never leave, so it is never a witness.  Two plain
+    witnesses beside it still make a case and an escalation (the check is not vacuous)."""
+    repo = tmp_path / "src" / "repo-a"
+    repo.mkdir(parents=True)
+    _git("init", "-q", "-b", "main", str(repo), cwd=tmp_path)
+    assert run_cli("roster", "add", str(repo)).code == 0
+    assignment, value = _secret()
+
+    def crash(hour: int, tool: str) -> bytes:
+        return orjson.dumps({"ts": f"2026-05-03T0{hour}:00:00Z", "agent": "agent-b", "class": "bug",
+                             "repo": "repo-a", "tool": tool, "kind": "crash", "what": f"crashed at step {hour}"})
+
+    held = [crash(1, f"deploy {assignment}"), crash(2, f"deploy {assignment}")]
+    plain = [crash(3, "seek"), crash(4, "seek")]
+    box = repo / ".m1nd" / "inbox.jsonl"  # lines from someone else's clone, as git brings them
+    box.parent.mkdir()
+    box.write_bytes(b"\n".join(held + plain) + b"\n")
+
+    _ok("distribute")
+    written = box.read_bytes()
+    assert value.encode() not in written[len(b"\n".join(held + plain)) + 1:]  # nothing m1nd appended
+    escalations = [orjson.loads(line) for line in written.splitlines()[4:]]
+    assert [e.get("fingerprint") for e in escalations] == ["fp:seek/crash"]
+    for args in (("cases",), ("cases", "--json"), ("cases", "explain", letter_id(held[0])),
+                 ("cases", "explain", "--json", letter_id(held[1]))):
+        out = _ok(*args)
+        assert value not in out and "deploy" not in out, args
+    assert "fp:seek/crash" in _ok("cases", "--json")
+    explained = orjson.loads(run_cli("cases", "explain", "--json", letter_id(held[0])).stdout)
+    assert explained["fingerprint"] is None

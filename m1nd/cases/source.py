@@ -27,8 +27,10 @@ from m1nd.fsutil import atomic_write
 from m1nd.paths import ensure_dir
 from m1nd.run import Run
 
-VERSION = 3
-WANTED = f"{fps.RECEIPT_SQL} OR {fps.candidates_sql()}"
+VERSION = 4  # 4: held letters are left out
+# A letter carrying a likely secret is left out of case intelligence: a fingerprint and an
+# escalation are made of a witness's fields, and a held letter's fields never leave (mailbox.md 4).
+WANTED = f"({fps.RECEIPT_SQL} OR {fps.candidates_sql()}) AND coalesce(l.secret, '') = ''"
 
 
 @dataclass

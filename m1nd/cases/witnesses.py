@@ -70,7 +70,13 @@ def _classify(raw: bytes) -> tuple[str, str, dict] | None:
             return ESCALATION, fingerprint, obj
         return None
     fingerprint = fps.derive(letter).fingerprint
-    return (WITNESS, fingerprint, obj) if fingerprint is not None else None
+    if fingerprint is None:
+        return None
+    from m1nd.secrets import likely_secret
+
+    if likely_secret(raw):  # a held letter is never a witness (source.py: WANTED)
+        return None
+    return WITNESS, fingerprint, obj
 
 
 def _rows_in_block(block: bytes, base: int, path: bytes) -> list[tuple]:

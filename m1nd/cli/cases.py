@@ -160,9 +160,13 @@ def explain(
         with open_cases(open_run(home, spool, roots)) as cases:
             _say(cases)
             items = _resolve(cases.model, letter)
+            # a held letter's fields never leave, in a fingerprint neither
+            held = {item.digest for item in items if cases.model.secret_of(item.digest)}
     docs = []
     for item in items:
         refusal = fps.witness_refusal(item)
+        if item.digest in held:
+            refusal = "held letters (a likely secret) are never witnesses"
         d = fps.derive(item)
         if refusal:
             docs.append(({"id": item.id, "fingerprint": None, "source": fps.SOURCE_NONE}, refusal, item))
@@ -177,7 +181,7 @@ def explain(
         _print(con, f"  fingerprint: {doc['fingerprint'] or 'none'}")
         _print(con, f"  source: {doc['source']} — {why}")
         named = item.fingerprint
-        if fps.witness_refusal(item) and named:
+        if fps.witness_refusal(item) and named and item.digest not in held:
             _print(con, f"  names: {named} (its fingerprint field)")
         _print(con, f"  witness: {'no' if doc['fingerprint'] is None else 'yes'}")
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-SCHEMA_VERSION = 7  # 7: box lines are judged for secrets too (mailbox.md 4)
+SCHEMA_VERSION = 8  # 7: box lines are judged for secrets too (mailbox.md 4); 8: the witness index leaves held letters out
 DB_NAME = "readmodel.sqlite3"
 BUSY_MS = 60_000
 CACHE_KB = 32_000  # SQLite's page cache
