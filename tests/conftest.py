@@ -107,6 +107,21 @@ class Result:
         return orjson.loads(self.stdout)
 
 
+def read_terminal(fd: int) -> bytes:
+    """All a pseudo-terminal's other side was given, read until its last writer closed
+    it (Linux answers EIO then)."""
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
 def run_cli(*args: str, cwd: Path | str | None = None) -> Result:
     """Run `m1nd ARGS` in-process through the real entry point, stdout and stderr apart."""
     from typer.testing import CliRunner

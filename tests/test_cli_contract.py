@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, git_init, run_cli, run_script
+from conftest import FIXTURES, git_init, read_terminal, run_cli, run_script
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 V0_LETTER_KEYS = {"id", "ts", "agent", "class", "repo", "brain", "tool", "what", "expected", "snippet",
@@ -843,15 +843,7 @@ def _run_on_a_tty(args: list[str], env_changes: dict) -> bytes:
         proc = subprocess.Popen([sys.executable, "-m", "m1nd", *args], stdout=slave, stderr=slave,
                                 stdin=subprocess.DEVNULL, env=env)
         os.close(slave)
-        out = b""
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            out += chunk
+        out = read_terminal(master)
         assert proc.wait(timeout=60) in (0, 1)
     finally:
         os.close(master)

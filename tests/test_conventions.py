@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import read_terminal, run_cli
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -22,19 +22,11 @@ def on_a_terminal(*args: str, env: dict) -> str:
     proc = subprocess.Popen([sys.executable, "-m", "m1nd", *args], stdout=side, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, env=dict(env, PYTHONPATH=str(PROJECT)))
     os.close(side)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
+    out = read_terminal(main)
     proc.wait(timeout=60)
     os.close(main)
     assert proc.returncode == 0, proc.stderr.read()
-    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    return out.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import orjson
 import pytest
 
 from m1nd.letters import letter_id
-from tests.conftest import run_cli
+from tests.conftest import read_terminal, run_cli
 
 
 def _git(*args, cwd) -> None:
@@ -122,15 +122,7 @@ def test_show_reveal_prints_a_pulled_held_letter_and_the_v0_document_carries_it(
     proc = subprocess.Popen([sys.executable, "-m", "m1nd", "show", ids["held"], "--reveal"], stdin=follower,
                             stdout=follower, stderr=subprocess.PIPE, env=env)
     os.close(follower)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
+    out = read_terminal(leader)
     assert proc.wait(timeout=60) == 0, proc.stderr.read()
     os.close(leader)
     assert value.encode() in out

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from m1nd.letters import MAX_DEPTH, load
-from tests.conftest import write_spool
+from tests.conftest import read_terminal, write_spool
 
 
 def _deep_line(key: str, levels: int) -> bytes:
@@ -204,15 +204,7 @@ def test_show_reveal_prints_a_held_letter_on_a_terminal(spool_path, tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "m1nd", "show", lid, "--reveal"], stdin=follower,
                             stdout=follower, stderr=subprocess.PIPE, env=env)
     os.close(follower)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
+    out = read_terminal(leader)
     assert proc.wait(timeout=60) == 0, proc.stderr.read()
     os.close(leader)
     assert needle.encode() in out

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import orjson
 
+from conftest import read_terminal
+
 GENERATE = Path(__file__).resolve().parents[2] / "bench" / "generate.py"
 REPO_ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -43,15 +45,7 @@ def _read_on_terminal(argv: list[str], env: dict, out_path: Path) -> tuple[int, 
         proc = subprocess.Popen(argv, env=env, stdout=out, stderr=slave, stdin=subprocess.DEVNULL,
                                 cwd=env["HOME"])
     os.close(slave)
-    got = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        got += chunk
+    got = read_terminal(master)
     os.close(master)
     return proc.wait(timeout=300), got
 
