@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from m1nd.boxes import MEDULLA_LABEL, Box, Refused, project_box, read_box
 from m1nd.errors import M1ndError, NotFound, UsageError
 from m1nd.fates import OPEN_STATES, count_states, reply_graph
+from m1nd.held import held_ts
 from m1nd.letters import Letter
 from m1nd.run import Run
 from m1nd.sweep import letter_view
@@ -79,7 +80,7 @@ def view_box(run: Run, selector: str | None) -> BoxView:
 
 def held_view(letter, graph, kind: str) -> dict:
     """A held letter in `m1nd box --json`: its id, ts, state and the kind of secret, nothing else."""
-    return {"id": letter.id, "ts": letter.ts, "state": graph.state(letter), "held": kind}
+    return {"id": letter.id, "ts": held_ts(letter.ts), "state": graph.state(letter), "held": kind}
 
 
 COUNT_KEYS = ("wet_ink", "in_flight", "fired_clay", "external", "open", "open_work")

@@ -18,7 +18,14 @@ def parse_now(value: str | None = None) -> datetime:
         raise UsageError(f"not an ISO 8601 time: {text!r} (e.g. 2026-05-01T09:00:00Z)") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+    try:
+        moment = moment.astimezone(timezone.utc)
+    except OverflowError:
+        moment = None
+    # a run adds days and weeks to its clock (report windows, cooldowns): keep room for them
+    if moment is None or not 1000 <= moment.year <= 9000:
+        raise UsageError(f"time out of range: {text!r} (a year from 1000 to 9000)")
+    return moment
 
 
 def stamp(moment: datetime) -> str:

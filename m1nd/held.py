@@ -8,6 +8,11 @@ and the v0 document, print it whole.
 
 from __future__ import annotations
 
+import re
+
+_ID = re.compile(r"[0-9a-f]{12}")
+_TS_CHARS = re.compile(r"[0-9T:.,+\- Z]{4,40}")  # the characters of an ISO 8601 moment
+
 
 def held_kind(model, digest: str) -> str | None:
     """The kind of likely secret holding this letter back, else None.  Judged wherever
@@ -35,8 +40,26 @@ def held_text(kind: str) -> str:
     return f"(held: {kind}; m1nd doctor says how to redact it)"
 
 
+def held_ts(ts: str) -> str:
+    """A held letter's `ts` as it may be shown: a secret may sit in any field, so only a
+    `ts` that is a timestamp is shown; any other text shows as ""."""
+    from m1nd.timefmt import parse_ts
+
+    return ts if _TS_CHARS.fullmatch(ts) and parse_ts(ts) is not None else ""
+
+
+def held_answers(answers) -> tuple[str, ...]:
+    """A held letter's `answers` as they may be shown: only entries that are letter ids
+    (12 lowercase hex digits; nothing else can name a letter, so its fate is the same)."""
+    return tuple(a for a in answers if _ID.fullmatch(a))
+
+
 def held_row(row, kind: str):
     """A read-model row as a held letter shows: its id, ts and the kind of secret in
-    place of its text; every other field blank (its answers kept, for its fate)."""
-    return row._replace(agent="", klass="", repo="", brain="", tool="", what=held_text(kind), expected="",
-                        snippet="", disposition=None, fingerprint=None, case_id=None, sentinel=None)
+    place of its text; every other field blank (its answers kept, those that are ids,
+    for its fate)."""
+    ts = held_ts(row.ts)
+    return row._replace(ts=ts, sortkey=row.sortkey if ts else "!", agent="", klass="", repo="", brain="", tool="", what=held_text(kind),
+                        expected="", snippet="", answers=held_answers(row.answers),
+                        kind=row.kind if row.kind in (None, "mission") else None,
+                        disposition=None, fingerprint=None, case_id=None, sentinel=None)

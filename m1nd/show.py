@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import orjson
 
 from m1nd.errors import NotFound, UsageError
-from m1nd.held import held_kind
+from m1nd.held import held_kind, held_ts
 from m1nd.letters import STRING_FIELDS
 from m1nd.views import letter_sort_key
 
@@ -32,13 +32,13 @@ class Shown:
     def as_json(self) -> dict:
         def brief(row, state):
             if row.digest in self.held_others:
-                return {"id": row.id, "state": state, "ts": row.ts, "held": True}
+                return {"id": row.id, "state": state, "ts": held_ts(row.ts), "held": True}
             return {"id": row.id, "state": state, "class": row.klass, "agent": row.agent, "ts": row.ts,
                     "what": row.what}
 
         if self.held:  # its id, ts, state and the kind of secret; none of its other fields
             return {"id": self.letter.id, "digest": self.letter.digest, "state": self.state,
-                    "letter": {"ts": self.letter.ts}, "held": self.held,
+                    "letter": {"ts": held_ts(self.letter.ts)}, "held": self.held,
                     "locations": [{"box": loc.label if loc.kind == "box" else None, "kind": loc.kind,
                                    "path": loc.path, "line": loc.line} for loc in self.locations],
                     "answers": [], "replies": [brief(r, s) for r, s in self.replies]}

@@ -872,3 +872,19 @@ def test_no_colour_off_a_tty(two_repos, monkeypatch):
     for args in (["sweep"], ["box", "repo-a"], ["doctor"]):
         result = run_cli(*args)
         assert "\x1b[" not in result.stdout + result.stderr, args
+
+
+@pytest.mark.parametrize("moment", ["9999-12-31T23:59:59-14:00", "9999-12-31T23:00:00Z", "0001-01-01T00:00:00+14:00",
+                                    "0001-01-02T00:00:00Z"])
+@pytest.mark.parametrize("command", [("doctor",), ("report",), ("report", "alert"), ("distribute",)])
+def test_a_clock_at_the_edge_of_the_calendar_is_a_usage_error_not_a_crash(command, moment):
+    r = run_cli(*command, "--now", moment)
+    assert r.code == 2, (r.stdout, r.stderr)
+    assert r.stderr == f"m1nd: error: time out of range: {moment!r} (a year from 1000 to 9000)\n"
+
+
+def test_a_clock_inside_the_calendar_runs_every_dated_command():
+    for moment in ("1000-01-01T00:00:00Z", "9000-12-31T23:59:59Z"):
+        for command in (("doctor",), ("report",), ("report", "alert"), ("distribute",)):
+            r = run_cli(*command, "--now", moment)
+            assert r.code == 0, (command, moment, r.stderr)

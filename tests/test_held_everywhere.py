@@ -220,3 +220,75 @@ def test_a_held_letter_is_never_a_witness_so_its_fields_reach_no_fingerprint_cas
     assert "fp:seek/crash" in _ok("cases", "--json")
     explained = orjson.loads(run_cli("cases", "explain", "--json", letter_id(held[0])).stdout)
     assert explained["fingerprint"] is None
+
+
+@pytest.fixture
+def pulled_odd_fields(tmp_path):
+    """Pulled box lines whose one likely secret sits outside the text: in `ts`, in an
+    `answers` entry (beside U+202E), in `kind`.  Each line is held; each is an alert
+    class, so alerts and reports itemize it."""
+    remote = tmp_path / "remote.git"
+    _git("init", "-q", "--bare", "-b", "main", str(remote), cwd=tmp_path)
+    a = tmp_path / "teammate" / "repo-a"
+    _git("clone", "-q", str(remote), str(a), cwd=tmp_path)
+    b = tmp_path / "src" / "repo-a"
+    assignment, value = _secret()
+    plain = orjson.dumps({"ts": "2026-05-03T07:00:00Z", "agent": "agent-b", "class": "bug", "repo": "repo-a",
+                          "tool": "seek", "what": "plain letter"})
+    base = {"agent": "agent-b", "class": "memory_misdelivery", "repo": "repo-a", "tool": "seek"}
+    in_ts = orjson.dumps(base | {"ts": assignment, "what": "wrong memory"})
+    in_answers = orjson.dumps(base | {"ts": "2026-05-03T08:00:00Z", "class": "pickup", "what": "looking",
+                                      "answers": [letter_id(plain), "\u202e" + assignment]})
+    in_kind = orjson.dumps(base | {"ts": "2026-05-03T09:00:00Z", "kind": assignment, "what": "wrong again"})
+    box = a / ".m1nd" / "inbox.jsonl"
+    box.parent.mkdir(parents=True)
+    box.write_bytes(b"\n".join([plain, in_ts, in_answers, in_kind]) + b"\n")
+    _git("add", "-f", ".m1nd/inbox.jsonl", cwd=a)
+    _git("commit", "-q", "-m", "box", cwd=a)
+    _git("push", "-q", "origin", "main", cwd=a)
+    _git("clone", "-q", str(remote), str(b), cwd=tmp_path)
+    assert run_cli("roster", "add", str(b)).code == 0
+    ids = {"plain": letter_id(plain), "ts": letter_id(in_ts), "answers": letter_id(in_answers),
+           "kind": letter_id(in_kind)}
+    return b, ids, value
+
+
+def test_a_secret_in_a_held_letters_ts_answers_or_kind_reaches_no_view_report_sink_or_page(pulled_odd_fields,
+                                                                                          tmp_path):
+    from tests.serve.servekit import Server
+
+    root, ids, value = pulled_odd_fields
+    outputs = {"sweep": _ok("sweep", "--state", "all"),
+               "box": _ok("box", "--state", "all", cwd=root), "box --json": _ok("box", "--json", cwd=root),
+               "doctor": _ok("doctor")}
+    for name in ("ts", "answers", "kind", "plain"):
+        outputs[f"show {name}"] = _ok("show", ids[name])
+        outputs[f"show {name} --json"] = _ok("show", ids[name], "--json")
+    views = {v["id"]: v for v in orjson.loads(outputs["box --json"])["letters"]}
+    assert all(views[ids[n]]["held"] for n in ("ts", "answers", "kind"))  # each line is held
+    assert views[ids["ts"]]["ts"] == "" and views[ids["answers"]]["ts"] == "2026-05-03T08:00:00Z"
+    alerts = run_cli("report", "alert", "--now", "2026-05-04T14:00:00Z", "--json")
+    assert alerts.code == 0, alerts.stderr
+    assert {ids["ts"], ids["kind"]} <= {a["id"] for a in alerts.json["alerts"]}
+    outputs["alert"] = alerts.stdout
+    captured = tmp_path / "sink-input"
+    r = run_cli("report", "--to", f"exec:sh -c 'cat > {captured}'", "--now", "2026-05-04T22:00:00Z")
+    assert r.code == 0, r.stderr
+    outputs["exec sink"] = captured.read_text()
+    assert ids["ts"] in outputs["exec sink"] and ids["answers"] in outputs["exec sink"]
+    run_id = run_cli("report", "list", "--json").json["reports"][0]["run_id"]
+    for fmt in ("md", "html", "json"):
+        outputs[f"report {fmt}"] = _ok("report", "render", run_id, "--format", fmt)
+    with Server(token=True) as server:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            routes = ["/", "/?state=all", f"/reports/{run_id}", "/api/mailbox?brain=repo-a&state=all"]
+            routes += [f"{p}{ids[n]}" for p in ("/letters/", "/api/letters/") for n in ("ts", "answers", "kind", "plain")]
+            for route in routes:
+                got = client.get(route + ("&" if "?" in route else "?") + f"token={server.token}",
+                                 follow_redirects=True)
+                assert got.status_code == 200, (route, got.status_code)
+                outputs[route] = got.text
+    assert "Traceback" not in server.stderr()
+    for where, text in outputs.items():
+        assert value not in text, where
+        assert "\u202e" not in text, where

@@ -17,7 +17,7 @@ import orjson
 
 from m1nd.cases import fingerprints as fps
 from m1nd.errors import M1ndError
-from m1nd.held import held_kind, held_text
+from m1nd.held import held_kind, held_text, held_ts
 
 HONESTY = "honesty"
 LABELS = {"fixed": "wrong", "declined": "right", "moot": "right"}
@@ -56,7 +56,7 @@ def claims(model) -> Claims:
         verdict = verdicts.get(letter.id)
         label = LABELS[verdict[1]] if verdict else "unresolved"
         held = held_kind(model, letter.digest)  # a held letter's text never leaves
-        rows.append({"ts": letter.ts, "signal": held_text(held) if held else letter.what, "fingerprint": fingerprint,
+        rows.append({"ts": held_ts(letter.ts) if held else letter.ts, "signal": held_text(held) if held else letter.what, "fingerprint": fingerprint,
                      "letter_id": letter.id,
                      "receipt_id": verdict[2] if verdict else None, "label": label})
         c = counts.setdefault((family, kind), {"wrong": 0, "right": 0, "unresolved": 0})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from m1nd.cli import output
 from m1nd.safetext import safe
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, is_receipt
+from m1nd.held import held_ts
 from m1nd.words import plural
 
 STATE_LABEL = {"wet_ink": "open", IN_FLIGHT: "in flight", FIRED_CLAY: "answered", EXTERNAL: "external"}
@@ -144,13 +145,23 @@ def _column_widths(listing, show_box: bool) -> dict[str, int]:
     def widest(values, cap):
         return min(cap, max([1] + [_cells(v) for v in values]))
 
-    letters = [sh.letter for sh in listing.shown]
+    cells = [_shown_cells(sh) for sh in listing.shown]
     return {
-        "ts": max([1] + [len(short_ts(l)) for l in letters]),
+        "ts": max([1] + [len(ts) for ts, _, _ in cells]),
         "box": widest([inline(sh.box) for sh in listing.shown], 16) if show_box else 0,
-        "agent": widest([inline(l.agent) for l in letters], 14),
-        "class": widest([inline(l.klass) for l in letters], CLASS_CELLS),
+        "agent": widest([agent for _, agent, _ in cells], 14),
+        "class": widest([klass for _, _, klass in cells], CLASS_CELLS),
     }
+
+
+def _shown_cells(shown) -> tuple[str, str, str]:
+    """(ts, agent, class) as a listing prints them.  A held letter (wherever it lives)
+    never has its fields printed, not even their widths: a secret may sit in any of
+    them, its `ts` included unless that is a timestamp."""
+    letter = shown.letter
+    if shown.held:
+        return (short_ts(letter) if held_ts(letter.ts) else "-"), "", ""
+    return short_ts(letter), inline(letter.agent), inline(letter.klass)
 
 
 def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
@@ -160,10 +171,9 @@ def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
     letter = shown.letter
     state = STATE_LABEL[shown.state]
     spans = [(14, 14 + len(state), Printer.STYLES[shown.state])]
-    # A held letter (wherever it lives) never has its fields printed: it may carry a secret.
     what = f"(held: {shown.held}; see m1nd doctor)" if shown.held else inline(letter.what) or "(no what)"
-    agent, klass = ("", "") if shown.held else (inline(letter.agent), inline(letter.klass))
-    cols = [letter.id, state.ljust(9), short_ts(letter).ljust(widths["ts"])]
+    ts, agent, klass = _shown_cells(shown)
+    cols = [letter.id, state.ljust(9), ts.ljust(widths["ts"])]
     if widths["box"]:
         cols.append(pad(inline(shown.box), widths["box"]))
     cols += [pad(agent, widths["agent"]), pad(klass, widths["class"])]
@@ -173,7 +183,6 @@ def _letter_lines(p: Printer, shown, widths: dict[str, int]) -> None:
         p.line(head + "  " + fit(what, room), spans)
     else:
         # narrow: no padding, so that what fits is whole; the id first, never cut
-        ts = short_ts(letter)
         box = fit(inline(shown.box), 16) if widths["box"] else ""
         agent, klass = fit(agent, 14), fit(klass, CLASS_CELLS)
         # what does not fit goes first: the time of day, then the class, then agent's tail
@@ -372,7 +381,9 @@ def show_view(found, stream=None) -> None:
             p.line("replies, oldest first:")
             for row, st in shown.replies:
                 kind = "answer" if is_receipt(row) else "pickup"
-                said = "(held)" if row.digest in shown.held_others else f"{inline(row.agent)}: {inline(row.what)}"
-                p.line(fit(f"  {row.id}  {kind}  {short_ts(row)}  {said}", p.width))
+                held = row.digest in shown.held_others
+                said = "(held)" if held else f"{inline(row.agent)}: {inline(row.what)}"
+                ts = short_ts(row) if not held or held_ts(row.ts) else "-"
+                p.line(fit(f"  {row.id}  {kind}  {ts}  {said}", p.width))
         else:
             p.line("replies: none")

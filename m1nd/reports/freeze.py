@@ -20,7 +20,7 @@ from m1nd import ledger
 from m1nd.clock import stamp
 from m1nd.errors import M1ndError, NotFound, UsageError
 from m1nd.fates import is_receipt, EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK
-from m1nd.held import held_kind, held_text
+from m1nd.held import held_kind, held_text, held_ts
 from m1nd.paths import Paths
 from m1nd.reports import calendar, store, updates
 from m1nd.reports.faults import crash
@@ -160,7 +160,8 @@ def _entry(union: Union, e: ledger.Entry, box: str, in_box: bool = True) -> dict
         "held": held,
     }
     if held:  # reports leave the machine: a held letter is itemized as held, never its text
-        entry.update({"class": "", "tool": "", "what": held_text(held), "agent": "", "outcome": "held", "pending": None,
+        entry.update({"class": "", "tool": "", "what": held_text(held), "agent": "", "ts": held_ts(letter.ts),
+                      "outcome": "held", "pending": None,
                       "reply": False, "answered_by": []})
     return entry
 
@@ -219,6 +220,17 @@ class Prepared:
         }
 
 
+def observe_spool(run: Run, profile: Profile, state, now: datetime):
+    """`observe`, then remember the spool's size as read: every letter it held is in the
+    ledger now, so the cron path need not look again until the spool or ledger grows."""
+    size = updates.spool_size(run.paths)  # before reading: what is appended meanwhile is seen next time
+    found = observe(run, stamp(now))
+    if state.spool_seen != size:
+        state.spool_seen = size
+        store.save_state(run.paths, profile.name, state)
+    return found
+
+
 def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = None,
             until: datetime | None = None) -> Prepared | None:
     """Freeze the due period (or, with `since`, a manual window); None when nothing is due.
@@ -243,7 +255,7 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
         end = d.end
     # The run id of a scheduled period depends on its start, which with no cursor
     # depends on the ledger: read the letters (recording them) first.
-    union, _ = observe(run, stamp(now))
+    union, _ = observe_spool(run, profile, state, now)
     gc_was = gc.isenabled()
     gc.disable()  # thousands of small dicts and tuples, no cycles: the collector only costs time
     try:
@@ -421,7 +433,7 @@ def prepare_update(run: Run, profile: Profile, now: datetime) -> Prepared | None
     boxes = profile_boxes(run, profile)
     policy = profile.policy(boxes)
     pdigest = policy_digest(policy)
-    union, _ = observe(run, stamp(now))
+    union, _ = observe_spool(run, profile, state, now)
     try:
         order = boxes + [WAITING]
         found = updates.scan(paths, union.model, state, profile)

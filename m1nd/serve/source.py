@@ -20,7 +20,7 @@ from io import BytesIO
 import orjson
 
 from m1nd.errors import M1ndError, NotFound
-from m1nd.held import held_kind, held_row
+from m1nd.held import held_kind, held_row, held_ts
 from m1nd.run import Run, open_run
 from m1nd.serve import documents
 from m1nd.serve.documents import Doc
@@ -384,7 +384,7 @@ class Mailbox:
                         fields = {}
                     held = held_kind(model, row.digest)  # a held letter's text never leaves
                     if held:
-                        row, fields = held_row(row, held), {"ts": row.ts}
+                        row, fields = held_row(row, held), {"ts": held_ts(row.ts)}
                     cards[lid] = CardData(row, graph.state(row), _box_of(model, row.digest),
                                           graph.answers_to(lid), fields if isinstance(fields, dict) else {})
                 return cards[lid]
