@@ -105,8 +105,10 @@ def test_a_report_failed_past_max_attempts_shows_in_the_next_reports_status_sect
     cli("report", "alert", "--now", "2026-05-01T12:00:00Z")
     out = tmp_path / "out"
     nxt = cli("report", "--json", "--to", str(out), "--now", "2026-05-02T03:00:00Z")
-    assert nxt.code == 0, nxt.stderr
     run_id = nxt.json["prepared"]["run_id"]
+    # the new report is delivered; the failed one still waits for its own sink (exit 1 says so)
+    assert nxt.code == 1 and {(d["run_id"], d["status"]) for d in nxt.json["deliveries"]} == {
+        (run_id, "delivered"), (failed, "failed")}
     text = (out / f"{run_id}.md").read_text()
     status = text[text.index("## Status"):]
     assert f"Delivery failed: {failed}" in status and f"--retry RUN_ID" in status
@@ -140,3 +142,39 @@ def test_report_without_a_profile_runs_the_default_and_every_enabled_profile_of_
                                                 "nothing due for profile night"]
     one = cli("report", "--json", "--profile", "night", "--now", "2026-05-01T14:06:00Z")
     assert one.json["profile"] == "night" and one.json["status"] == "nothing-due"
+
+
+def test_a_report_bound_for_a_one_off_sink_waits_for_that_sink_not_the_profiles(cli, spool_path, m1nd_home,
+                                                                                 tmp_path):
+    """The outbox holds (run, sink) pairs: a report whose one-off `--to exec:…` failed
+    is retried there by the next plain run, never handed to the profile's own sink."""
+    own = tmp_path / "own-sink"
+    night_profile(m1nd_home, f'sink = "{own}"\n')
+    write_spool(spool_path, [letter("one")])
+    cli("report", "alert", "--now", "2026-05-01T01:00:00Z")
+    failed = cli("report", "--json", "--to", "exec:exit 1", "--now", "2026-05-01T03:00:00Z")
+    assert failed.code == 1
+    run_id = failed.json["committed"]["run_id"]
+    mail = tmp_path / "mail"
+    plain = cli("report", "--json", "--now", "2026-05-01T04:00:00Z")  # nothing due; the outbox is tried
+    assert plain.code == 1
+    assert [(d["run_id"], d["sink"], d["status"]) for d in plain.json["deliveries"]] == [
+        (run_id, "exec:exit 1", "failed")]
+    assert not own.exists() or not list(own.glob("*.md")), "handed to the profile's sink instead"
+    assert cli("report", "deliver", "--now", "2026-05-01T04:10:00Z").code == 1  # to its own sink again
+    assert not own.exists() or not list(own.glob("*.md"))
+    assert cli("report", "status", "--json").json["profiles"]["night"]["outbox"] == [run_id]
+    # the next cadence report goes to the profile's sink; the failed one still waits for exec
+    write_spool(spool_path, [letter("one"), letter("two")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")
+    nightly = cli("report", "--json", "--now", "2026-05-02T03:00:00Z")
+    sinks = {d["run_id"]: (d["sink"], d["status"]) for d in nightly.json["deliveries"]}
+    assert sinks[run_id][0] == "exec:exit 1"
+    second = nightly.json["committed"]["run_id"]
+    assert sinks[second] == (f"dir:{own}", "delivered") and (own / f"{second}.md").exists()
+    assert not (own / f"{run_id}.md").exists()
+    # an explicit `deliver --to` sends it where the user says
+    took = cli("report", "deliver", "--to", f"exec:cat > {mail}", "--now", "2026-05-02T04:00:00Z")
+    assert took.code == 0, took.stderr
+    assert mail.read_text().startswith("# m1nd report: night, 2026-05-01 02:00 UTC")  # the first report
+    assert cli("report", "status", "--json").json["profiles"]["night"]["outbox"] == []

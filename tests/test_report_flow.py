@@ -309,7 +309,9 @@ def test_a_pending_delivery_blocks_nothing_else(cli, spool_path, monkeypatch):
     assert cli("report", "--to", "exec:exit 1", "--now", "2026-05-01T22:00:00Z").code == 1
     status = cli("report", "status", "--json").json["profiles"]["twice-daily"]
     assert status["cursor"] == "2026-05-01T21:00:00Z" and len(status["outbox"]) == 2
-    r = cli("report", "deliver", "--json")
+    r = cli("report", "deliver", "--json")  # each waits for the sink it was made for
+    assert [(d["status"], d["sink"]) for d in r.json["deliveries"]] == [("failed", "exec:exit 1")] * 2
+    r = cli("report", "deliver", "--json", "--to", "exec:cat >/dev/null")  # or where the user sends it
     assert [d["status"] for d in r.json["deliveries"]] == ["delivered", "delivered"]
 
 

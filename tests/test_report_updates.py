@@ -54,7 +54,7 @@ def test_an_alert_class_letter_between_boundaries_makes_an_update_that_moves_no_
     assert prepared["period"]["end"] == "2026-05-01T10:05:00Z"
     assert [d["status"] for d in r.json["deliveries"]] == ["delivered"]
     text = delivered_md(m1nd_home, prepared["run_id"])
-    assert "sent to the wrong box" in text and "Triggered by: 1 alert class" in text
+    assert "sent to the wrong box" in text and "Triggered by: 1 letter of an alert class" in text
     assert "Cursor: unchanged" in text
     assert "- alert class · `wet_ink` · memory\\_misdelivery" in text, "each letter of an update says what made it urgent"
     st = status(cli, "2026-05-01T10:06:00Z")
@@ -88,12 +88,12 @@ def test_an_update_due_at_a_boundary_is_coalesced_into_one_scheduled_report(cli,
     prepared = r.json["prepared"]
     assert prepared["kind"] == "scheduled" and len(r.json["deliveries"]) == 1
     text = delivered_md(m1nd_home, prepared["run_id"])
-    assert "## Update" in text and "Triggered by: 1 alert class" in text
+    assert "## Update" in text and "Triggered by: 1 letter of an alert class" in text
     assert text.count("misdelivered before the boundary") == 2  # in the update's section and in the ledger
     doc = orjson.loads((m1nd_home / "reports" / f"{prepared['run_id']}.json").read_bytes())
     assert [t["trigger"] for t in doc["update"]["triggers"]] == ["alert class"]
     html = (m1nd_home / "reports" / f"{prepared['run_id']}.html").read_text()
-    assert '<h2>Update</h2>' in html and "Triggered by: 1 alert class" in html
+    assert '<h2>Update</h2>' in html and "Triggered by: 1 letter of an alert class" in html
     assert html.count("misdelivered before the boundary") == 2
     st = status(cli, "2026-05-02T02:11:00Z")
     assert (st["cursor"], st["last_update"]) == ("2026-05-02T02:00:00Z", "2026-05-02T02:10:00Z")
@@ -109,6 +109,9 @@ def test_a_burst_of_triggers_makes_one_update_per_cooldown(cli, spool_path, m1nd
     filed(cli, spool_path, "2026-05-01T10:20:00Z", letter("second of a burst", "memory_misdelivery"))
     held = cli("report", "--json", "--now", "2026-05-01T10:25:00Z")
     assert held.code == 0 and held.json["status"] == "nothing-due", "within the cooldown: no second update"
+    said = cli("report", "--now", "2026-05-01T10:26:00Z")
+    assert said.stdout == ("nothing due for profile night: next report at 2026-05-02T02:00:00Z; new letters wait "
+                           "for the update cooldown to end at 2026-05-01T11:05:00Z\n"), "the cooldown is named"
     later = cli("report", "--json", "--now", "2026-05-01T11:10:00Z")
     assert later.json["prepared"]["kind"] == "update" and later.json["prepared"]["entries"] == 1
     text = delivered_md(m1nd_home, later.json["prepared"]["run_id"])
@@ -182,3 +185,31 @@ def test_a_sentinel_gone_red_makes_an_update_with_its_case(cli, spool_path, m1nd
     (trigger,) = doc["update"]["triggers"]
     assert (trigger["trigger"], trigger["case"], trigger["box"]) == ("sentinel red", fp, "repo-a")
     assert trigger["what"] == f"sentinel regression: {fp} resurfaced"
+
+
+def test_an_alert_class_letter_still_waiting_in_the_spool_makes_an_update_without_a_filing(cli, spool_path,
+                                                                                          m1nd_home, capsys):
+    """An agent appends to the spool and nothing files it (no hook, no distribute): the
+    cron `m1nd report` still sees it, records it in the ledger and sends the update."""
+    night(m1nd_home)
+    first_report(cli, spool_path)
+    args = ["--now", "2026-05-01T10:05:00Z", "--home", str(m1nd_home)]
+    capsys.readouterr()
+    assert quick.nothing_due(args)
+    with open(spool_path, "ab") as fh:  # as an agent writes: one line appended, no m1nd command
+        fh.write(orjson.dumps(letter("wrong memory, unfiled", "memory_misdelivery")) + b"\n")
+    assert not quick.nothing_due(args), "the spool grew: the cron path looks"
+    r = cli("report", "--json", "--now", "2026-05-01T10:05:00Z")
+    assert r.code == 0, r.stderr
+    prepared = r.json["prepared"]
+    assert (prepared["kind"], prepared["entries"]) == ("update", 1)
+    assert "wrong memory, unfiled" in delivered_md(m1nd_home, prepared["run_id"])
+    capsys.readouterr()
+    assert quick.nothing_due(["--now", "2026-05-01T10:10:00Z", "--home", str(m1nd_home)]), "quick again"
+    # an ordinary letter appended the same way is looked at once and makes no update
+    with open(spool_path, "ab") as fh:
+        fh.write(orjson.dumps(letter("just a bug, unfiled")) + b"\n")
+    later = cli("report", "--json", "--now", "2026-05-01T12:30:00Z")
+    assert later.code == 0 and later.json["prepared"] is None, later.stdout
+    capsys.readouterr()
+    assert quick.nothing_due(["--now", "2026-05-01T12:31:00Z", "--home", str(m1nd_home)])

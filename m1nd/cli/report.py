@@ -100,7 +100,8 @@ def _print_outcome(outcome) -> None:
         output.emit_text(f"profile {outcome.profile} is off (enabled = false): nothing generated or delivered, "
                          "its cursor kept")
     elif not outcome.due and not outcome.deliveries:
-        output.emit_text(f"nothing due for profile {outcome.profile}: next report at {outcome.next_boundary}")
+        output.emit_text(f"nothing due for profile {outcome.profile}: next report at {outcome.next_boundary}"
+                         + outcome.note)
     else:
         shown = False
         for d in outcome.deliveries:
@@ -130,7 +131,9 @@ def profile_cmd(
     json_out: Json = False,
     home: Home = None,
 ) -> None:
-    """Show a profile's schedule, timezone and boxes (no effects)."""
+    """Show a profile's schedule, timezone, boxes and delivery (no effects)."""
+    import os
+
     from m1nd.reports.freeze import profile_boxes
     from m1nd.reports.profiles import find_profile
 
@@ -148,6 +151,12 @@ def profile_cmd(
         output.emit_text(f"  rule      {rule}")
     output.emit_text(f"  timezone  {doc['timezone']}")
     output.emit_text(f"  boxes     {', '.join(doc['boxes'])}")
+    # the JSON is the contract's five keys; the rest of what the profile does is said here
+    output.emit_text(f"  enabled   {'yes' if prof.enabled else 'no (enabled = false: nothing made or delivered)'}")
+    output.emit_text(f"  sink      {prof.sink or '(default) ' + os.path.join(run.paths.home, 'reports')}")
+    output.emit_text(f"  attempts  {prof.max_attempts} per report and sink, then marked failed")
+    output.emit_text(f"  alerts    {', '.join(prof.alert_classes) or 'none'} (classes that make an update)")
+    output.emit_text(f"  cooldown  {prof.cooldown} min between updates")
 
 
 @app.command("prepare")
@@ -258,10 +267,11 @@ def deliver_cmd(
             if not prof.enabled or not o.get("profile") and not store.load_state(paths, prof.name).outbox:
                 continue
             names.append(prof.name)
-            sink = deliver.parse_sink(o.get("to") or prof.sink, paths)
+            own = deliver.parse_sink(prof.sink, paths)
+            to_sink = deliver.parse_sink(o.get("to"), paths) if o.get("to") else None
             with store.profile_lock(paths, prof.name):
-                results += deliver.deliver(paths, prof.name, sink, moment, max_attempts=prof.max_attempts,
-                                           retry=retry)
+                results += deliver.deliver(paths, prof.name, own, moment, max_attempts=prof.max_attempts,
+                                           retry=retry, to=to_sink)
     if o.get("json"):
         doc = {"profile": chosen[0].name} if o.get("profile") else {"profiles": names}
         output.emit_json({**doc, "deliveries": [r.as_json() for r in results]})
@@ -297,7 +307,7 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
             doc["profiles"][name] = {
                 "cursor": state.cursor,
                 "next_boundary": stamp(nb) if nb else None,
-                "outbox": list(state.outbox),
+                "outbox": state.outbox_runs(),
                 "enabled": prof.enabled,
                 "failed": state.failed(prof.max_attempts),
                 **updates.status(state, prof),

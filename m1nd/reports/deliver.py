@@ -50,6 +50,12 @@ def parse_sink(text: str | None, paths: Paths) -> Sink:
     return Sink("dir", absolute(text))
 
 
+def sink_named(name: str) -> Sink:
+    """The sink an outbox entry names (`Sink.name`: `dir:PATH` or `exec:COMMAND`)."""
+    kind, _, target = name.partition(":")
+    return Sink(kind, target)
+
+
 def idempotency_key(run_id: str, sink: Sink) -> str:
     return store.sha256(f"{run_id}\n{sink.name}".encode())[:32]
 
@@ -151,21 +157,30 @@ class Delivery:
         return out
 
 
-def deliver(paths: Paths, profile: str, sink: Sink, now, timeout: float | None = None,
-            max_attempts: int = 5, retry: str | None = None) -> list[Delivery]:
-    """Deliver every outbox report of one profile.  The caller holds its lock.  A sink
-    is tried at most `max_attempts` times per report; then the report is failed and
-    waits in the outbox for `retry` (its run id), which starts the count again."""
+def deliver(paths: Paths, profile: str, default: Sink, now, timeout: float | None = None,
+            max_attempts: int = 5, retry: str | None = None, to: Sink | None = None) -> list[Delivery]:
+    """Deliver every outbox report of one profile, each to the sink it waits for (a
+    report not bound to one yet goes to `default`, the profile's sink; `to` sends every
+    one there instead).  The caller holds its lock.  A sink is tried at most
+    `max_attempts` times per report; then the report is failed and waits in the outbox
+    for `retry` (its run id), which starts the count again."""
     state = store.load_state(paths, profile)
     results = []
     if retry is not None:
-        if retry not in state.outbox:
+        if retry not in state.outbox_runs():
             return results
         state.attempts = {k: n for k, n in state.attempts.items() if k.split(" ", 1)[0] != retry}
         store.save_state(paths, profile, state)
-    for run_id in list(state.outbox):
-        key = idempotency_key(run_id, sink)
+    for entry in list(state.outbox):
+        run_id, bound = store.outbox_entry(entry)
+        sink = to or (sink_named(bound) if bound else default)
         tries = f"{run_id} {sink.name}"
+        if entry != tries:  # bound from now on: a failure is counted, and retried, for this sink
+            state.outbox[state.outbox.index(entry)] = tries
+            state.outbox = list(dict.fromkeys(state.outbox))
+            store.save_state(paths, profile, state)
+            entry = tries
+        key = idempotency_key(run_id, sink)
         if state.attempts.get(tries, 0) >= max_attempts:
             results.append(Delivery(run_id, "failed", sink.name, key, False,
                                     f"failed {max_attempts} times: not tried again until "
@@ -197,7 +212,7 @@ def deliver(paths: Paths, profile: str, sink: Sink, now, timeout: float | None =
             continue
         crash("deliver-before-receipt")
         head = frozen.head
-        state.outbox.remove(run_id)
+        state.outbox.remove(entry)
         state.attempts.pop(tries, None)
         state.receipts.append({
             "run_id": run_id, "profile": profile, "kind": head["kind"], "classification": head["classification"],

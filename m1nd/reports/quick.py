@@ -62,17 +62,18 @@ def nothing_due(args: list[str]) -> bool:
             if not profile.enabled or updates.wanted(paths, state, profile, now):  # off says so; the ledger grew
                 return False
             following = calendar.next_after(now, profile.rules, profile.zone)
-            idle.append((profile.name, stamp(following) if following else None))
+            idle.append((profile.name, stamp(following) if following else None,
+                         updates.waiting_note(paths, state, profile, now)))
     except Exception:  # the ordinary path reports it properly
         return False
     docs = [{"profile": name, "status": "nothing-due", "next_boundary": nb, "prepared": None,
-             "committed": None, "deliveries": []} for name, nb in idle]
+             "committed": None, "deliveries": []} for name, nb, _ in idle]
     if opts.get("json"):
         from m1nd import jsonout
 
         sys.stdout.buffer.write(jsonout.dumps(docs[0] if len(docs) == 1 else {"profiles": docs}))
     else:
-        for name, nb in idle:
-            sys.stdout.write(f"nothing due for profile {name}: next report at {nb}\n")
+        for name, nb, note in idle:
+            sys.stdout.write(f"nothing due for profile {name}: next report at {nb}{note}\n")
     sys.stdout.flush()
     return True

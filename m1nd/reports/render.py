@@ -12,6 +12,7 @@ import re
 from m1nd import jsonout
 from m1nd.reports import store
 from m1nd.safetext import safe
+from m1nd.words import plural
 
 STATE_ORDER = ("wet_ink", "in_flight", "fired_clay", "external")
 STATE_WORD = {"wet_ink": "open", "in_flight": "in flight", "fired_clay": "answered", "external": "external"}
@@ -33,10 +34,6 @@ def plain(text: str) -> str:
 
 def md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", plain(text))
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def totals(summary: list[dict]) -> dict:
@@ -148,7 +145,13 @@ def trigger_counts(head: dict) -> str:
     counts: dict[str, int] = {}
     for t in triggers_of(head):
         counts[t["trigger"]] = counts.get(t["trigger"], 0) + 1
-    return ", ".join(f"{n} {word}" for word, n in sorted(counts.items()))
+    return ", ".join(plural(n, *TRIGGER_WORDS.get(word, (word, word))) for word, n in sorted(counts.items()))
+
+
+# a trigger's reason word (the JSON's `trigger`) counted in a sentence
+TRIGGER_WORDS = {"alert class": ("letter of an alert class", "letters of an alert class"),
+                 "escalation": ("escalation", "escalations"),
+                 "sentinel red": ("sentinel gone red", "sentinels gone red")}
 
 
 def trigger_line(t: dict) -> list[tuple[str, str]]:
@@ -202,9 +205,10 @@ def markdown(frozen: store.Frozen) -> bytes:
             coverage_line(head) + ".",
             "Cursor: unchanged (an update moves no cursor; its letters are in the next report too)."
             if head["kind"] == "update" else
+            "Cursor: unchanged (a manual report moves no cursor)."
+            if head["kind"] == "manual" else
             f"Cursor: {head['period']['end']} once committed"
-            + (f" (was {head['cursor_before']})." if head["cursor_before"] else
-               (" (first report of this profile)." if head["kind"] == "scheduled" else "; a manual report moves no cursor.")),
+            + (f" (was {head['cursor_before']})." if head["cursor_before"] else " (first report of this profile)."),
             f"Entries: {head['entries']} on {plural(pages, 'page')} of at most 100. Report digest: `{frozen.digest}`.",
             outcomes_line(entries)]
     if failed_line(head):

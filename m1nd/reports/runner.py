@@ -23,6 +23,7 @@ class Outcome:
     committed: freeze.Committed | None = None
     deliveries: list[delivery.Delivery] = field(default_factory=list)
     disabled: bool = False
+    note: str = ""  # what a "nothing due" line adds (the cooldown holding new letters back)
 
     @property
     def failed(self) -> bool:
@@ -56,7 +57,8 @@ def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
     if not manual:
         idle, nb = nothing_due(run, profile, now)
         if idle or not profile.enabled:  # off: nothing generated or delivered, the cursor kept
-            return Outcome(profile.name, False, nb, disabled=not profile.enabled)
+            note = updates.waiting_note(paths, store.load_state(paths, profile.name), profile, now)
+            return Outcome(profile.name, False, nb, disabled=not profile.enabled, note=note)
     with store.profile_lock(paths, profile.name):
         state = store.load_state(paths, profile.name)
         d = freeze.due(profile, state, now)
@@ -71,15 +73,22 @@ def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
             outcome.prepared = prepared
             outcome.committed = freeze.commit(run, profile, prepared.frozen.run_id, prepared.frozen.digest)
             _queue_for_sink(paths, profile, prepared.frozen.run_id, sink.name)
+        # each earlier report waits for the sink it was bound for; one a kill left unbound
+        # (committed, not yet queued for a sink) goes to this run's
         outcome.deliveries = delivery.deliver(paths, profile.name, sink, now, max_attempts=profile.max_attempts)
     return outcome
 
 
 def _queue_for_sink(paths, profile: Profile, run_id: str, sink: str) -> None:
-    """The outbox tracks (run, sink) pairs: a report already delivered elsewhere (the
-    same manual window again, to another sink) is queued once more for this sink."""
+    """The outbox holds (run, sink) pairs: the report just committed waits for this
+    run's sink (a one-off `--to` included, which a later plain run never swaps for the
+    profile's), and one already delivered elsewhere (the same manual window again, to
+    another sink) is queued once more for this sink."""
     state = store.load_state(paths, profile.name)
     done = any(r["run_id"] == run_id and r["sink"] == sink for r in state.receipts)
-    if run_id not in state.outbox and not done:
-        state.outbox.append(run_id)
+    entries = [e for e in state.outbox if e != run_id]  # committed, not bound yet: bound now
+    if not done and f"{run_id} {sink}" not in entries:
+        entries.append(f"{run_id} {sink}")
+    if entries != state.outbox:
+        state.outbox = entries
         store.save_state(paths, profile.name, state)

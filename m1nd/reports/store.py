@@ -58,6 +58,8 @@ def profile_dir(paths: Paths, profile: str) -> str:
 class State:
     cursor: str | None = None
     committed: list[str] = field(default_factory=list)  # scheduled and manual runs, commit order
+    # "RUN_ID SINK": a committed report waiting for that sink (a run id alone: committed,
+    # its sink not yet bound, so the profile's own sink takes it)
     outbox: list[str] = field(default_factory=list)
     receipts: list[dict] = field(default_factory=list)
     # Every ledger entry before this byte offset is accounted for by a committed
@@ -71,17 +73,31 @@ class State:
     update_offset: int = 0
     last_update: str | None = None
     last_report: str | None = None
+    # the spool's size when triggers were last looked for: a letter an agent appended
+    # and nothing has filed yet is a trigger too (the scan records it in the ledger)
+    spool_seen: int = 0
 
     def as_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "cursor": self.cursor, "committed": self.committed,
                 "outbox": self.outbox, "receipts": self.receipts, "ledger_offset": self.ledger_offset,
                 "accounted_after": self.accounted_after, "attempts": self.attempts,
-                "update_offset": self.update_offset, "last_update": self.last_update, "last_report": self.last_report}
+                "update_offset": self.update_offset, "last_update": self.last_update, "last_report": self.last_report,
+                "spool_seen": self.spool_seen}
 
     def failed(self, max_attempts: int) -> list[str]:
         """Outbox reports a sink has refused `max_attempts` times: they wait for --retry."""
         return sorted({k.split(" ", 1)[0] for k, n in self.attempts.items()
-                       if n >= max_attempts and k.split(" ", 1)[0] in self.outbox})
+                       if n >= max_attempts and k in self.outbox})
+
+    def outbox_runs(self) -> list[str]:
+        """The run ids waiting in the outbox, once each, in queue order."""
+        return list(dict.fromkeys(outbox_entry(e)[0] for e in self.outbox))
+
+
+def outbox_entry(entry: str) -> tuple[str, str | None]:
+    """(run id, the sink it waits for, or None when not bound yet)."""
+    run_id, _, sink = entry.partition(" ")
+    return run_id, sink or None
 
 
 def _read_bytes(path: str, what: str) -> bytes | None:
@@ -106,10 +122,15 @@ def load_state(paths: Paths, profile: str) -> State:
         state = State(obj["cursor"], list(obj["committed"]), list(obj["outbox"]), list(obj["receipts"]),
                       obj["ledger_offset"], list(obj["accounted_after"]), dict(obj.get("attempts", {})),
                       # a state from before updates: its cadence offset is where triggers were last seen
-                      obj.get("update_offset", obj["ledger_offset"]), obj.get("last_update"), obj.get("last_report"))
+                      obj.get("update_offset", obj["ledger_offset"]), obj.get("last_update"), obj.get("last_report"),
+                      obj.get("spool_seen", 0))
         if type(state.update_offset) is not int or state.update_offset < 0:
             raise ValueError
+        if type(state.spool_seen) is not int or state.spool_seen < 0:
+            raise ValueError
         if not all(v is None or isinstance(v, str) for v in (state.last_update, state.last_report)):
+            raise ValueError
+        if not all(isinstance(e, str) for e in state.outbox):
             raise ValueError
         if not all(isinstance(k, str) and type(n) is int for k, n in state.attempts.items()):
             raise ValueError

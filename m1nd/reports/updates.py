@@ -58,9 +58,29 @@ def ledger_grew(paths: Paths, state) -> bool:
         return False
 
 
+def spool_size(paths: Paths) -> int:
+    try:
+        return os.stat(paths.spool).st_size
+    except OSError:
+        return 0
+
+
+def anything_new(paths: Paths, state) -> bool:
+    """Letters to look at for triggers: the ledger grew, or the spool did (a letter
+    waiting there unfiled is first observed by the scan)."""
+    return ledger_grew(paths, state) or spool_size(paths) != state.spool_seen
+
+
 def wanted(paths: Paths, state, profile, now: datetime) -> bool:
     """Should this run look for triggers (outside a cadence boundary)?"""
-    return profile.enabled and not cooling(state, profile, now) and ledger_grew(paths, state)
+    return profile.enabled and not cooling(state, profile, now) and anything_new(paths, state)
+
+
+def waiting_note(paths: Paths, state, profile, now: datetime) -> str:
+    """What a "nothing due" line adds while the cooldown holds new letters back."""
+    if profile.enabled and cooling(state, profile, now) and anything_new(paths, state):
+        return f"; new letters wait for the update cooldown to end at {stamp(cooldown_ends(state, profile))}"
+    return ""
 
 
 @dataclass(frozen=True)
