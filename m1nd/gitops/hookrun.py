@@ -28,6 +28,10 @@ SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
 STAGE_HOOK = "pre-commit"
 DEFAULT_BUDGET = 10.0
 BOX_REL = ".m1nd/inbox.jsonl"
+# What a first filing reads of the spool per second on a slow, loaded machine: a hook
+# whose unread spool would take more than half its budget at this rate (a new home, a
+# cursor rebuilt) files in the background, and only into boxes git ignores.
+SLOW_FILING_RATE = 2 * 1024 * 1024
 
 
 def budget() -> float:
@@ -74,12 +78,19 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
         try:
             os.close(read_end)
             _detach()
-            report = _work(name, index_file, parent, started + limit - min(1.0, limit / 5))
+            unread = first_pass_bytes(limit)
+            if unread:  # a one-time cost: git is not kept waiting for it (git.md 3)
+                os.write(write_end, first_pass_line(name, unread).encode("utf-8", "replace"))
+                os.close(write_end)
+                write_end = -1
+                report = _work(name, index_file, parent, None, background=True)
+            else:
+                report = _work(name, index_file, parent, started + limit - min(1.0, limit / 5))
         except BaseException as exc:  # noqa: BLE001 - a hook never fails
             report = f"m1nd: warning: the {name} hook failed: {_one_line(exc)}\n"
             code = 1
         try:
-            if report:
+            if report and write_end >= 0:
                 os.write(write_end, report.encode("utf-8", "replace"))
         except OSError:  # the parent gave up and is gone: nobody to tell
             pass
@@ -139,8 +150,43 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(message).split())
 
 
-def _work(name: str, index_file: str | None, parent: int, deadline: float) -> str:
-    """Distribute, then tell (post-* hooks) or stage (pre-commit).  Returns the lines to print."""
+def first_pass_bytes(limit: float) -> int:
+    """The bytes of spool this hook's filing would read for the first time, when that
+    could take more than half its budget (a new home, a cursor that no longer verifies);
+    else 0.  Costs a few stats and one small read, like the hook's quick path."""
+    from m1nd.cursor import StateCorrupt, Store
+    from m1nd.errors import M1ndError
+    from m1nd.paths import resolve_paths
+
+    try:
+        paths = resolve_paths()
+        st = os.stat(paths.spool)
+    except (M1ndError, OSError):
+        return 0
+    if st.st_size <= SLOW_FILING_RATE * limit / 2:
+        return 0
+    try:
+        state = Store(paths.state).load()
+    except (StateCorrupt, OSError):
+        state = None
+    mark = state.mark if state is not None else None
+    if mark is not None and (st.st_dev, st.st_ino) == (mark.dev, mark.ino) and st.st_size >= mark.offset:
+        unread = st.st_size - mark.offset
+    else:
+        unread = st.st_size
+    return unread if unread > SLOW_FILING_RATE * limit / 2 else 0
+
+
+def first_pass_line(name: str, unread: int) -> str:
+    size = f"{unread / (1024 * 1024):.0f} MiB"
+    staged = "; letters for committed boxes wait for the next commit or m1nd distribute" if name == STAGE_HOOK else ""
+    return f"m1nd: {size} of the spool not read yet: the {name} hook files it in the background{staged}\n"
+
+
+def _work(name: str, index_file: str | None, parent: int, deadline: float | None, background: bool = False) -> str:
+    """Distribute, then tell (post-* hooks) or stage (pre-commit).  Returns the lines to
+    print.  In the `background` (git no longer waits), only boxes git ignores and the
+    medulla box are filed, as by a post-* hook, and nothing is staged or told."""
     from m1nd.distribute import distribute
     from m1nd.errors import M1ndError
     from m1nd.gitops.safety import HOOK, STAGE, Gate
@@ -149,6 +195,9 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float) -> st
     lines: list[str] = []
     try:
         run = open_run()
+        if background:
+            distribute(run, gate=Gate(HOOK, run.bound))
+            return ""
         # post-* hooks file only into boxes git ignores (and the medulla box); the
         # pre-commit hook also files the bound repository's consented box, which it
         # then stages (spec/git.md section 3: safe filing).  Only the pre-commit hook

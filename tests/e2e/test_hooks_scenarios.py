@@ -228,3 +228,42 @@ def test_a_commit_refused_by_commit_msg_leaves_the_box_staged(a1, spool_path):
     assert git(a1, "commit", "-qm", "carried", check=False).returncode == 0
     assert clean(a1)
     assert git(a1, "diff", "--quiet", "HEAD~1", "HEAD", "--", ".m1nd/inbox.jsonl", check=False).returncode == 1
+
+
+def test_a_first_filing_too_big_for_the_hooks_budget_runs_in_the_background_and_never_touches_the_tracked_box(
+        a1, spool_path, m1nd_home):
+    """A cursor gone (a new home, a state rebuilt) and a spool that would take more than
+    half the budget to read for the first time: the pre-commit hook does not keep git
+    waiting; its background child files only what git ignores (the medulla box here),
+    and the committed box waits for the next safe filing."""
+    import shutil
+
+    ours = write_letters(spool_path, *[f"a letter for the committed box, padded {'x' * 400}" for _ in range(3000)])
+    private = write_letters(spool_path, *[f"a note for the home alone {'y' * 400}" for _ in range(3000)], repo="")
+    assert spool_path.stat().st_size > 2 * 1024 * 1024  # more than half of a 2 s budget at 2 MiB/s
+    shutil.rmtree(m1nd_home / "state")
+    before = (a1 / ".m1nd" / "inbox.jsonl").read_bytes()
+    (a1 / "code.txt").write_text("v2\n")
+    env = {**os.environ, "M1ND_HOOK_TIMEOUT": "2"}
+    committed = git(a1, "commit", "-qam", "code", env=env, check=False)
+    assert committed.returncode == 0, committed.stderr
+    assert "of the spool not read yet: the pre-commit hook files it in the background; letters for committed " \
+           "boxes wait for the next commit or m1nd distribute" in committed.stderr
+    assert "gave up waiting" not in committed.stderr, "git was not kept waiting for the one-time cost"
+    wait_for_hook_children(a1)
+    assert (a1 / ".m1nd" / "inbox.jsonl").read_bytes() == before, "the tracked box is not written in the background"
+    assert clean(a1)
+    medulla = collections_of(m1nd_home / "inbox.jsonl")
+    assert set(private) <= medulla, "the background child filed what git ignores"
+    # the next commit is a safe filing again (the cursor exists now): the letters travel with it
+    (a1 / "code.txt").write_text("v3\n")
+    again = git(a1, "commit", "-qam", "more code", env=env, check=False)
+    assert again.returncode == 0 and "background" not in again.stderr, again.stderr
+    assert clean(a1)
+    assert_each_letter_once(a1, ours, "the committed box's letters came with the next commit")
+
+
+def collections_of(box: Path) -> set[str]:
+    from m1nd.letters import letter_id
+
+    return {letter_id(l) for l in box.read_bytes().split(b"\n") if l.strip()}
