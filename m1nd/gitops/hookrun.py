@@ -221,7 +221,7 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float | None
             extra = [r.path for r in run.roots.unreachable]
             if run.bound:
                 extra += [os.path.join(run.bound, ".gitignore"), os.path.join(run.bound, ".m1nd", ".gitignore"),
-                          os.path.join(run.bound, ".git", "info", "exclude")]
+                          os.path.join(run.bound, ".git", "info", "exclude")] + hookstamp.git_ignore_sources(run.bound)
             stats = hookstamp.snapshot(hookstamp.watched(run.paths.home, run.paths.spool, boxes + extra))
             receipt = distribute(run, gate=Gate(HOOK, run.bound))
     except M1ndError as exc:

@@ -71,6 +71,46 @@ def blob_id(path: str) -> str | None:
     return digest.hexdigest()
 
 
+def git_ignore_sources(root: str) -> list[str]:
+    """The files beyond a repository's own ignore files whose change can change what git
+    ignores in it: git's config files (global, XDG, the repository's, the system's),
+    which may name `core.excludesFile`, and the excludes files they name (git's default
+    one included).  Found without running git: a hook with nothing new spawns none."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    configs = [os.environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"),
+               os.path.join(xdg, "git", "config"), os.path.join(root, ".git", "config")]
+    if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
+        configs.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    excludes = [os.path.join(xdg, "git", "ignore")]
+    for config in configs:
+        named = _excludes_file_named(config)
+        if named:
+            excludes.append(os.path.expanduser(named) if named.startswith("~") else os.path.join(root, named))
+    return configs + excludes
+
+
+def _excludes_file_named(config: str) -> str | None:
+    """`core.excludesFile` as one git config file sets it (the last one wins), read the
+    simple way: `[core]` sections and `excludesfile = VALUE` lines, quotes removed."""
+    try:
+        with open(config, "rb") as fh:
+            text = fh.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return None
+    section, found = "", None
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line[1:line.find("]")].strip().lower() if "]" in line else ""
+            continue
+        key, sep, value = line.partition("=")
+        if sep and section == "core" and key.strip().lower() == "excludesfile":
+            value = value.split(" #")[0].split(" ;")[0].strip()
+            found = value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value
+    return found or None
+
+
 def watched(home: str, spool: str, boxes: list[str]) -> list[str]:
     """The files a post-* hook's result depends on."""
     return [spool, os.path.join(home, "roster.json"), os.path.join(home, "config.toml"), *boxes]

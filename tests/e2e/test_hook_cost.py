@@ -103,3 +103,22 @@ def test_a_box_that_git_comes_to_ignore_is_filed_by_the_next_switch_though_nothi
         fh.write(".m1nd/inbox.jsonl\n")  # now a box git ignores: post-* hooks file it
     switch(a, "x")
     assert set(ids) <= set(box_ids(a)), "the hook filed the letter into the box git now ignores"
+
+
+def test_a_box_a_global_excludes_file_comes_to_ignore_is_filed_by_the_next_switch(a, spool_path):
+    """git's own config names the global excludes file (core.excludesFile): the stamp
+    watches that file and the config files that name it, never asking git."""
+    excludes = Path(os.environ["HOME"]) / "global-ignore"
+    excludes.write_text("*.swp\n")
+    git(a, "config", "--global", "core.excludesFile", "~/global-ignore")
+    ids = write_letters(spool_path, "waits for a safe filing")
+    git(a, "rm", "-q", "--cached", ".m1nd/inbox.jsonl")  # untracked, not ignored: no hook files it
+    git(a, "branch", "x")
+    switch(a, "x")
+    switch(a, "main")
+    assert not set(ids) & set(box_ids(a))
+    answered_at_once(a, "x")  # stamped
+    with excludes.open("a") as fh:
+        fh.write(".m1nd/inbox.jsonl\n")  # only the global excludes file changes
+    notice, _ = switch(a, "main")
+    assert set(ids) <= set(box_ids(a)), ("the hook filed the letter into the box git now ignores", notice)
