@@ -24,6 +24,9 @@ SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
 KEEP = 16  # directories remembered
 BLOBS = 8  # box blobs remembered per directory
 ENV = ("HOME", "M1ND_HOME", "M1ND_SPOOL", "M1ND_NOW", "GIT_DIR", "GIT_WORK_TREE")
+# box path -> (its stat, its blob id) as this process's quick path hashed it: the full
+# run that follows in the same process (the hook's forked child) need not hash it again
+_known: dict[str, tuple] = {}
 
 
 def _home() -> str:
@@ -151,7 +154,10 @@ def cached_notice() -> str | None:
         return None
     # Only the bound box changed: git rewrote it.  A blob learnt before answers.
     blobs = entry.get("blobs")
-    seen = blobs.get(blob_id(bound_box) or "") if isinstance(blobs, dict) else None
+    before = _stat(bound_box)
+    blob = blob_id(bound_box)
+    _known[bound_box] = (before, blob)  # an unseen blob: the full run remembers it without a second hash
+    seen = blobs.get(blob or "") if isinstance(blobs, dict) else None
     if not isinstance(seen, str):
         return None
     files[bound_box] = _stat(bound_box)
@@ -167,7 +173,8 @@ def remember(stats: dict[str, list[int] | None], out: str, bound_box: str | None
     old = data.get(_key())
     blobs = dict(old.get("blobs", {})) if isinstance(old, dict) and isinstance(old.get("blobs"), dict) else {}
     if bound_box is not None and stats.get(bound_box) is not None:
-        blob = blob_id(bound_box)
+        known = _known.get(bound_box)
+        blob = known[1] if known is not None and known[0] == stats[bound_box] else blob_id(bound_box)
         if blob is not None and _stat(bound_box) == stats[bound_box]:
             blobs[blob] = out
             while len(blobs) > BLOBS:
