@@ -80,7 +80,10 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
             _detach()
             unread = first_pass_bytes(limit)
             if unread:  # a one-time cost: git is not kept waiting for it (git.md 3)
-                os.write(write_end, first_pass_line(name, unread).encode("utf-8", "replace"))
+                try:
+                    os.write(write_end, first_pass_line(name, unread).encode("utf-8", "replace"))
+                except OSError:  # the parent gave up already: the work goes on all the same
+                    pass
                 os.close(write_end)
                 write_end = -1
                 report = _work(name, index_file, parent, None, background=True)
@@ -115,7 +118,9 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
                 "(M1ND_HOOK_TIMEOUT); m1nd finishes filing in the background\n")
         return 0
     try:
-        os.waitpid(pid, 0)
+        # A child that closed the pipe is done, or works on in the background (a first
+        # read of the spool): git is not kept waiting for that.
+        os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
         pass
     if chunks:
