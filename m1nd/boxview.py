@@ -102,8 +102,8 @@ def model_box_json(model, source, filters, out) -> None:
         held = {line: kind for line, _, kind in model.held_in(source)} if box.root is not None else {}
         for line, letter in model.box_letters(source):
             fate = graph.state(letter)
-            if filters is not None and not filters.matches(letter, fate):
-                continue
+            if filters is not None and (not filters.matches(letter, fate) or (filters.on_hidden and line in held)):
+                continue  # no held letter matches a filter on a field it never shows
             yield held_view(letter, graph, held[line]) if line in held else letter_view(letter, graph)
 
     any_written = write_views(out, views())

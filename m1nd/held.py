@@ -29,6 +29,13 @@ def held_kind(model, digest: str) -> str | None:
     return None if row is not None and for_medulla(model.run, row.brain, row.repo) else kind
 
 
+def held_off_machine(model, digest: str) -> str | None:
+    """`held_kind` for what leaves the machine (reports, alerts, their sinks): there a
+    letter with a likely secret is held whatever box it is in, the medulla box's too
+    (private to the home, but a report goes to a mailer)."""
+    return model.secret_of(digest) or None
+
+
 def for_medulla(run, brain: str, repo: str) -> bool:
     from m1nd.routing import MEDULLA
 

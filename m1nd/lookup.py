@@ -73,17 +73,23 @@ def reply_route(run: Run, letter: Letter) -> tuple[str, str | None]:
     """(repo, brain) for a reply to `letter`: its own fields, so the reply travels with it;
     but when those would not route the reply into the box holding the letter here (a
     letter that arrived by git naming a repository unknown here), `brain` names that
-    box (its root path, or `medulla`): a reply never waits for a box its letter is in."""
+    box (its root path, or `medulla`): a reply never waits for a box its letter is in.
+    A held letter whose secret sits in `repo` or `brain` has neither copied (the reply
+    would be held in turn): the reply names the box the letter is in, or the medulla box."""
     from m1nd.routing import MEDULLA, PROJECT
+    from m1nd.secrets import likely_secret
 
     repo, brain = letter.repo, letter.brain or None
+    secret = likely_secret(f"{repo}\n{brain or ''}".encode()) is not None
     box = box_holding(run, letter.id)
     if box is None:
-        return repo, brain
+        return ("", MEDULLA) if secret else (repo, brain)
     route = run.roots.resolve(letter.brain, letter.repo)
     if box.root is None:
+        if secret:
+            return "", MEDULLA
         return (repo, brain) if route.kind == MEDULLA else (repo, "medulla")
-    if route.kind == PROJECT and route.root is not None and route.root.path == box.root.path:
+    if not secret and route.kind == PROJECT and route.root is not None and route.root.path == box.root.path:
         return repo, brain
     try:
         box.root.path.encode("utf-8")
@@ -92,7 +98,7 @@ def reply_route(run: Run, letter: Letter) -> tuple[str, str | None]:
 
         raise M1ndError(f"letter {letter.id} is in the box of {os.fsencode(box.root.path)!r}, a path that is not "
                         "UTF-8: no reply can name that box (rename the directory)") from None
-    return repo, box.root.path
+    return (box.label if secret else repo), box.root.path
 
 
 def check_given(given: list[str]) -> None:

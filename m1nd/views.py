@@ -46,6 +46,12 @@ class Filters:
         """Anything beyond the default state."""
         return any(v is not None for v in (self.agent, self.klass, self.tool, self.since, self.until, self.box))
 
+    @property
+    def on_hidden(self) -> bool:
+        """A filter on a field a held letter never shows (agent, class, tool): no held
+        letter matches it, or the filter would tell its hidden text, a guess at a time."""
+        return any(v is not None for v in (self.agent, self.klass, self.tool))
+
     def matches(self, letter, state: str) -> bool:
         if state not in STATE_FILTERS[self.state]:
             return False
@@ -167,9 +173,12 @@ def model_listing(model, filters: Filters, limit: int | None, scope=None) -> Lis
     shown = []
     matched = 0
     quick = not filters.narrowing and filters.state == "open" and where_scope is scope
+    never_held = scope is not None and scope.root is None  # the medulla box's own view
     for letter in model.letters(where_scope, order="newest", where="l.reply = 0"):
         fate = state(letter)
         if not filters.matches(letter, fate):
+            continue
+        if filters.on_hidden and not never_held and held_kind(model, letter.digest):
             continue
         matched += 1
         if limit is None or len(shown) < limit:
@@ -226,8 +235,14 @@ def _files_counts(letters, graph: ReplyGraph) -> dict:
     }
 
 
-def _files_select(letters: list, graph: ReplyGraph, filters: Filters, limit, box_of, scope_label, fetch) -> tuple:
+def _files_select(letters: list, graph: ReplyGraph, filters: Filters, limit, box_of, scope_label, fetch,
+                  judged) -> tuple:
     chosen = [l for l in letters if not l.answers and filters.matches(l, graph.state(l))]
+    if filters.on_hidden:  # no held letter matches a filter on a field it never shows
+        from m1nd.secrets import held_in_batch
+
+        held = held_in_batch([l.raw for l in chosen])
+        chosen = [l for i, l in enumerate(chosen) if i not in held or not judged(l)]
     chosen.sort(key=lambda l: (letter_sort_key(l), l.id, _digest(l)), reverse=True)
     shown = chosen if limit is None else chosen[:limit]
     out = tuple(Shown(l, graph.state(l), box_of(l) if scope_label is None else scope_label,
@@ -268,8 +283,6 @@ def files_sweep_listing(result, filters: Filters, limit: int | None) -> Listing:
         by_id.setdefault(l.id, []).append(l)
     for same in by_id.values():
         same.sort(key=_digest)
-    shown, matched = _files_select(pool, graph, filters, limit, lambda l: first_box.get(_digest(l), "spool"), None,
-                                   lambda lid: by_id.get(lid, []))
     medulla = {d for read in result.boxes if read.box.is_medulla for d in read.ids}
     in_project = {d for read in result.boxes if not read.box.is_medulla for d in read.ids}
 
@@ -279,6 +292,8 @@ def files_sweep_listing(result, filters: Filters, limit: int | None) -> Listing:
             return True
         return d not in medulla and not for_medulla(result.run, letter.brain, letter.repo)
 
+    shown, matched = _files_select(pool, graph, filters, limit, lambda l: first_box.get(_digest(l), "spool"), None,
+                                   lambda lid: by_id.get(lid, []), judged)
     shown = files_held(shown, judged)
     return Listing(told_apart(rows), not_filed, totals, shown, matched, filters, limit)
 
@@ -294,7 +309,7 @@ def files_box_listing(view, markers, filters: Filters, limit: int | None) -> Lis
     for d, l in sorted(distinct.items()):
         by_id.setdefault(l.id, []).append(l)
     shown, matched = _files_select(list(distinct.values()), graph, filters, limit, None, view.box.label,
-                                   lambda lid: by_id.get(lid, []))
+                                   lambda lid: by_id.get(lid, []), lambda letter: not view.box.is_medulla)
     if not view.box.is_medulla:  # the medulla box is private to the home: never held
         shown = files_held(shown, lambda letter: True)
     return Listing((), None, totals, shown, matched, filters, limit)

@@ -474,3 +474,25 @@ def test_a_waiting_escalation_is_filed_once_its_second_witness_is_filed(ws, spoo
     assert run_cli("distribute").code == 0  # w2 is filed into repo-c, and its escalation with it
     found = [e for e in engine_lines(repo_c / ".m1nd" / "inbox.jsonl") if e["fingerprint"] == "fp:seek/crash"]
     assert len(found) == 1 and found[0]["repo"] == "repo-c"
+
+
+def test_a_tool_whose_name_holds_a_slash_makes_a_fingerprint_every_command_reads(tmp_path, m1nd_home, spool_path):
+    """`mcp/north` is a tool family like any other: its fingerprint splits at the last
+    `/` (the kind is one word), so filing, cases, claims and the v0 document all run."""
+    src = Path(os.environ["HOME"]) / "src" / "repo-a"
+    src.mkdir(parents=True)
+    os.system(f"git init -q {src}")
+    assert run_cli("roster", "add", str(src)).code == 0
+    assert fps.split("fp:mcp/north/crash") == ("mcp/north", "crash")
+    assert fps.split("fp:mcp/north/not_a_kind") is None
+    write_spool(spool_path, [letter(ts=f"2026-05-01T0{i}:00:00Z", agent=f"agent-{i}", klass="bug", repo="repo-a",
+                                    tool="mcp/north", kind="crash", what=f"north crashed {i}") for i in (1, 2)]
+                + [letter(ts="2026-05-01T03:00:00Z", agent="agent-c", klass="honesty", repo="repo-a", tool="mcp/north",
+                          kind="false_absence", what="said empty, was not")])
+    for args in (("distribute",), ("cases",), ("cases", "--json"), ("cases", "claims"), ("cases", "claims", "--json"),
+                 ("--inbox-sweep",), ("sweep",)):
+        r = run_cli(*args)
+        assert r.code == 0 and "Error" not in r.stderr, (args, r.stderr)
+    cases = run_cli("cases", "--json").json
+    assert [f["fingerprint"] for f in cases["fingerprints"]] == ["fp:mcp/north/crash", "fp:mcp/north/false_absence"]
+    assert [e for e in engine_lines(src / ".m1nd" / "inbox.jsonl") if e.get("fingerprint") == "fp:mcp/north/crash"]

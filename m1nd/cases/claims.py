@@ -17,7 +17,7 @@ import orjson
 
 from m1nd.cases import fingerprints as fps
 from m1nd.errors import M1ndError
-from m1nd.held import held_kind, held_text, held_ts
+from m1nd.held import held_kind
 
 HONESTY = "honesty"
 LABELS = {"fixed": "wrong", "declined": "right", "moot": "right"}
@@ -48,6 +48,10 @@ def claims(model) -> Claims:
     counts: dict[tuple[str, str], dict[str, int]] = {}
     letters = sorted(model.letters(where="l.class = ?", args=(HONESTY,)), key=lambda l: (l.ts, l.id, l.digest))
     for letter in letters:
+        if held_kind(model, letter.digest):
+            # a held letter's fields never leave, and its tool names the fingerprint's
+            # family: like a witness (cases), it is left out of the claims
+            continue
         fingerprint = fps.derive(letter).fingerprint
         if fingerprint is None:
             kindless += 1
@@ -55,9 +59,7 @@ def claims(model) -> Claims:
         family, kind = fps.split(fingerprint)
         verdict = verdicts.get(letter.id)
         label = LABELS[verdict[1]] if verdict else "unresolved"
-        held = held_kind(model, letter.digest)  # a held letter's text never leaves
-        rows.append({"ts": held_ts(letter.ts) if held else letter.ts, "signal": held_text(held) if held else letter.what, "fingerprint": fingerprint,
-                     "letter_id": letter.id,
+        rows.append({"ts": letter.ts, "signal": letter.what, "fingerprint": fingerprint, "letter_id": letter.id,
                      "receipt_id": verdict[2] if verdict else None, "label": label})
         c = counts.setdefault((family, kind), {"wrong": 0, "right": 0, "unresolved": 0})
         c[label] += 1

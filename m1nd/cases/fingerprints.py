@@ -43,7 +43,7 @@ SOURCE_KIND = "kind"
 SOURCE_MISDELIVERY = "misdelivery"
 SOURCE_NONE = "none"
 
-_FP = re.compile(r"fp:([^/]*)/([a-z_]+)")
+_FP = re.compile(r"fp:(.*)/([a-z_]+)", re.S)  # the kind after the last "/": a family may hold one (`mcp/north`)
 _WORD = re.compile(r"[a-z0-9_']+")
 
 # Words that say "nothing here" (rule north-memory-emptiness).  Single words match a

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from m1nd import ledger
 from m1nd.clock import stamp
-from m1nd.held import held_kind, held_text, held_ts
+from m1nd.held import held_off_machine, held_text, held_ts
 from m1nd.reports import store
 from m1nd.reports.freeze import _holder, profile_boxes
 from m1nd.reports.mailbox import WAITING, observe
@@ -34,7 +34,7 @@ def alert(run: Run, profile: Profile, now: datetime, emit) -> list[dict]:
             entries = ledger.load(paths) if candidates else {}
             holders = {d: _holder(union, d, boxes) for d in candidates if d in entries and d not in done}
             # a held letter's text never leaves, to no sink (mailbox contract section 4)
-            held_kinds = {d: held_kind(union.model, d) for d in holders}
+            held_kinds = {d: held_off_machine(union.model, d) for d in holders}
         finally:
             union.model.close()
         for digest, letter in candidates.items():

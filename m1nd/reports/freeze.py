@@ -20,7 +20,7 @@ from m1nd import ledger
 from m1nd.clock import stamp
 from m1nd.errors import M1ndError, NotFound, UsageError
 from m1nd.fates import is_receipt, EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK
-from m1nd.held import held_kind, held_text, held_ts
+from m1nd.held import held_off_machine, held_text, held_ts
 from m1nd.paths import Paths
 from m1nd.reports import calendar, store, updates
 from m1nd.reports.faults import crash
@@ -141,7 +141,7 @@ def _entry(union: Union, e: ledger.Entry, box: str, in_box: bool = True) -> dict
     letter = union.letter(e.digest)
     graph = union.graph
     state = graph.state(letter)
-    held = held_kind(union.model, e.digest)
+    held = held_off_machine(union.model, e.digest)
     entry = {
         "box": box,
         "pending": union.pending_name(e.digest) if box == WAITING else None,

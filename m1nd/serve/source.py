@@ -346,10 +346,13 @@ class Mailbox:
             chosen = []
             total = 0
             end = f.offset + f.limit
+            hidden = bool(f.agent or f.klass or f.tool or f.q)  # fields a held letter never shows
             for row in model.letters(scope, order="newest", where=where, args=args):
                 state = graph.state(row)
                 if not matches(row, state):
                     continue
+                if hidden and held_kind(model, row.digest):
+                    continue  # or the filter would tell its hidden text, a guess at a time
                 if f.offset <= total < end:
                     held = held_kind(model, row.digest)  # a held letter's text never leaves
                     chosen.append(LetterData(held_row(row, held) if held else row, state, _box_of(model, row.digest),
