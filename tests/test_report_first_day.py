@@ -151,3 +151,19 @@ def test_distribution_records_exactly_the_whole_letter_lines_it_read_by_their_fu
     lines = [orjson.loads(l) for l in (m1nd_home / "records" / "ledger.jsonl").read_bytes().splitlines()]
     want = [hashlib.sha256(raw).hexdigest() for raw in (kept, twice)]
     assert [(e["digest"], e["id"], e["observed_at"]) for e in lines] == [(d, d[:12], BEFORE_NINE) for d in want]
+
+
+def test_a_first_report_waits_for_a_boundary_after_the_first_letter_never_an_empty_one(cli, spool_path, m1nd_home):
+    """Installed mid-period (the first letter after the latest boundary): the first
+    report is the next boundary's, with the letter, never a report of no length."""
+    write_spool(spool_path, [letter("the first finding")])
+    distribute_at("2026-05-01T05:00:00Z")  # 01:00 in New York: after the 17:00 boundary of the day before
+    early = cli("report", "--json", "--now", "2026-05-01T07:35:00Z")
+    assert early.code == 0 and early.json["status"] == "nothing-due", early.stdout
+    assert early.json["next_boundary"] == "2026-05-01T13:00:00Z"
+    said = cli("report", "--now", "2026-05-01T07:36:00Z")
+    assert said.stdout == "nothing due for profile twice-daily: next report at 2026-05-01T13:00:00Z\n"
+    assert cli("report", "list", "--json").json["reports"] == []
+    first = cli("report", "--json", "--now", "2026-05-01T13:05:00Z").json["prepared"]
+    assert first["entries"] == 1 and first["classification"] == "partial-since-activation"
+    assert first["period"]["start"] == "2026-05-01T05:00:00Z" and first["period"]["end"] == "2026-05-01T13:00:00Z"

@@ -267,7 +267,10 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
                 start = end - BOOTSTRAP
                 if first is not None and parse_stamp(first.observed_at) > start:
                     start = parse_stamp(first.observed_at)
-                start = min(start, end)
+                if start >= end:
+                    # every letter came after the latest boundary: the first report is
+                    # the next boundary's, never an empty one of no length
+                    return None
             else:
                 start = parse_stamp(state.cursor)
         start_s, end_s = stamp(start), stamp(end)

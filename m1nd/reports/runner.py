@@ -66,7 +66,9 @@ def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
         prepared = None
         if manual or d.due:  # a cadence report carries any update due now: one report
             prepared = freeze.prepare(run, profile, now, since, until)
-        elif updates.wanted(paths, state, profile, now):
+            outcome.due = prepared is not None  # a first report waits for a boundary after its first letter
+        if prepared is None and not manual and updates.wanted(paths, store.load_state(paths, profile.name),
+                                                               profile, now):
             prepared = freeze.prepare_update(run, profile, now)
             outcome.due = prepared is not None
         if prepared is not None:
