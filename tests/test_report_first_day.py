@@ -149,7 +149,10 @@ def test_distribution_records_exactly_the_whole_letter_lines_it_read_by_their_fu
         fh.write(twice + b"\n" + orjson.dumps(letter("a writer is still appending")))  # no newline yet
     assert cli("distribute", "--now", BEFORE_NINE).code == 0
     lines = [orjson.loads(l) for l in (m1nd_home / "records" / "ledger.jsonl").read_bytes().splitlines()]
-    want = [hashlib.sha256(raw).hexdigest() for raw in (kept, twice)]
+    tail = orjson.dumps(letter("a writer is still appending"))
+    # the spool's whole letter lines; then the box lines the filing looked at, where the
+    # unterminated tail it filed now stands as a whole line (as the next read would see it)
+    want = [hashlib.sha256(raw).hexdigest() for raw in (kept, twice, tail)]
     assert [(e["digest"], e["id"], e["observed_at"]) for e in lines] == [(d, d[:12], BEFORE_NINE) for d in want]
 
 
@@ -167,3 +170,19 @@ def test_a_first_report_waits_for_a_boundary_after_the_first_letter_never_an_emp
     first = cli("report", "--json", "--now", "2026-05-01T13:05:00Z").json["prepared"]
     assert first["entries"] == 1 and first["classification"] == "partial-since-activation"
     assert first["period"]["start"] == "2026-05-01T05:00:00Z" and first["period"]["end"] == "2026-05-01T13:00:00Z"
+
+
+def test_a_box_line_that_came_by_git_is_observed_by_the_next_filing_not_the_next_read(cli, spool_path, m1nd_home,
+                                                                                     make_repo):
+    repo = make_repo("repo-a")
+    assert cli("roster", "add", str(repo)).code == 0
+    write_spool(spool_path, [letter("ours", repo="repo-a")])
+    distribute_at("2026-05-01T12:00:00Z")
+    pulled = {"ts": "2026-05-01T12:10:00Z", "agent": "agent-b", "class": "bug", "repo": "repo-a",
+              "what": "a teammate's letter, pulled"}
+    with (repo / ".m1nd" / "inbox.jsonl").open("ab") as fh:  # as a pull extends the box
+        fh.write(orjson.dumps(pulled) + b"\n{not a letter\n")
+    distribute_at(BEFORE_NINE)  # a filing, no read command in between
+    assert ledger_stamps(m1nd_home) == ["2026-05-01T12:00:00Z", BEFORE_NINE], "the pulled letter, once"
+    first = cli("report", "--now", AFTER_NINE)
+    assert "a teammate's letter, pulled" in first.stdout, "in the report of the boundary after the filing"

@@ -90,12 +90,17 @@ def file_into(run: Run, box: Box, raws: list[bytes], gate=None) -> int:
 def _observed(run: Run, raws: list[bytes]) -> None:
     """The engine's own letters are seen as they are filed (reports contract section 2):
     an escalation or a regression reaches the ledger now, where `m1nd report` looks for
-    triggers, not at the next read.  A ledger that cannot be written never fails the filing."""
+    triggers, not at the next read."""
+    observe_digests(run, [hashlib.sha256(r).hexdigest() for r in raws])
+
+
+def observe_digests(run: Run, digests: list[str]) -> None:
+    """Record these letters in the coverage ledger, observed now.  A ledger that cannot
+    be written never fails the filing."""
     from m1nd import ledger
     from m1nd.clock import parse_now, stamp
     from m1nd.errors import M1ndError
 
-    digests = [hashlib.sha256(r).hexdigest() for r in raws]
     try:
         ledger.record(run.paths, [(d[:12], d) for d in digests], stamp(parse_now()))
     except (M1ndError, OSError):

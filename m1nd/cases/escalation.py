@@ -78,6 +78,10 @@ def escalate(run: Run, receipt=None, before: Before | None = None, gate=None) ->
     del receipt, before
     with lock_for(run.paths.locks, "distribute", run.paths.state), Index(run) as index:
         index.update()
+        if index.arrived:
+            # Box lines that came by git are observed by this filing, as its spool lines
+            # are (reports contract section 2): a report never waits for a read to see them.
+            engine.observe_digests(run, index.arrived)
         # Nothing new looked at and nothing left waiting: nothing can need an escalation.
         if not index.changed and not index.undecided():
             return Escalated((), (), ())

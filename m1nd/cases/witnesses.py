@@ -104,9 +104,23 @@ def _rows_in_block(block: bytes, base: int, path: bytes) -> list[tuple]:
     return rows
 
 
-def _scan(fd: int, start: int, size: int, path: bytes) -> tuple[list[tuple], int]:
+def _letters_in_block(block: bytes, every: list[str]) -> None:
+    """The digests of the letters among these whole lines, for the coverage ledger, as
+    a filing records its spool lines: malformed and blank lines and missions left out."""
+    from m1nd.letters import load
+
+    for line in block.split(b"\n"):
+        raw = line[:-1] if line.endswith(b"\r") else line
+        if raw.strip():
+            obj = load(raw)
+            if obj is not None and obj.get("kind") != "mission":
+                every.append(hashlib.sha256(raw).hexdigest())
+
+
+def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None = None) -> tuple[list[tuple], int]:
     """Rows of the lines in [start, size), and the offset after the last `\\n` (a final
-    unterminated line is looked at, but read again next time: it may still grow)."""
+    unterminated line is looked at, but read again next time: it may still grow).  With
+    `every`, the digest of each letter on a whole line is appended to it too."""
     rows: list[tuple] = []
     at, carry_at, carry = start, start, b""
     while at < size:
@@ -118,15 +132,17 @@ def _scan(fd: int, start: int, size: int, path: bytes) -> tuple[list[tuple], int
         cut = data.rfind(b"\n") + 1
         if cut:
             rows.extend(_rows_in_block(data[:cut], carry_at, path))
+            if every is not None:
+                _letters_in_block(data[:cut], every)
         carry, carry_at = data[cut:], carry_at + cut
     if carry:
         rows.extend(_rows_in_block(carry, carry_at, path))
     return rows, carry_at
 
 
-def _update_file(con: sqlite3.Connection, path: str) -> bool:
+def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = None) -> bool:
     """Bring one file's rows up to its content; True when anything changed.  Raises
-    OSError for a file that cannot be read."""
+    OSError for a file that cannot be read.  `every`: see _scan."""
     key = path_key(path)
     fh = open_regular(path)
     try:
@@ -156,7 +172,7 @@ def _update_file(con: sqlite3.Connection, path: str) -> bool:
             if not grew:
                 hashes = []
             con.execute("DELETE FROM case_letters WHERE path = ? AND offset >= ?", (key, start))
-            rows, offset = _scan(fd, start, st.st_size, key)
+            rows, offset = _scan(fd, start, st.st_size, key, every)
             con.executemany("INSERT OR REPLACE INTO case_letters VALUES (?,?,?,?,?,?,?,?,?)", rows)
             hashes = region_hashes(fd, offset, hashes, start)
             after = os.fstat(fd)
@@ -192,6 +208,7 @@ class Index:
         self.con, self.persistent, _ = store.open_db(run.paths.state)
         self.boxes: list[Box] = []  # the run's boxes whose letters are in the union, in run order
         self.changed = False
+        self.arrived: list[str] = []  # digests of the letters on the boxes' lines looked at for the first time
 
     def update(self, spool_only: bool = False) -> None:
         self.changed |= _update_file(self.con, self.run.paths.spool)
@@ -202,7 +219,7 @@ class Index:
             if refusal(box):
                 continue  # a refused box is not read: its letters are not in the union
             try:
-                self.changed |= _update_file(self.con, box.path)
+                self.changed |= _update_file(self.con, box.path, self.arrived)
             except OSError:
                 continue  # an unreadable box: not in the union this run
             self.boxes.append(box)
