@@ -30,6 +30,7 @@ def test_deliver_without_a_profile_hands_every_outbox(cli, spool_path, m1nd_home
 
 def test_commit_takes_now_and_rejects_a_bad_one(cli, spool_path):
     write_spool(spool_path, [letter("one")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")  # observed before the 13:00Z boundary
     doc = cli("report", "prepare", "--json", "--now", "2026-05-01T14:00:00Z").json
     assert cli("report", "commit", doc["run_id"], "--digest", doc["digest"], "--now", "not-a-time").code == 2
     r = cli("report", "commit", doc["run_id"], "--digest", doc["digest"], "--now", "2026-05-01T14:00:00Z", "--json")
@@ -111,7 +112,7 @@ def test_a_report_failed_past_max_attempts_shows_in_the_next_reports_status_sect
         (run_id, "delivered"), (failed, "failed")}
     text = (out / f"{run_id}.md").read_text()
     status = text[text.index("## Status"):]
-    assert f"Delivery failed: {failed}" in status and f"--retry RUN_ID" in status
+    assert f"Delivery failed: {failed}" in status and f"`m1nd report deliver --retry {failed}`" in status
     doc = (out / f"{run_id}.json").read_text()
     assert f'"failed_deliveries": [\n    "{failed}"\n  ]' in doc
     html = (out / f"{run_id}.html").read_text()
@@ -178,3 +179,23 @@ def test_a_report_bound_for_a_one_off_sink_waits_for_that_sink_not_the_profiles(
     assert took.code == 0, took.stderr
     assert mail.read_text().startswith("# m1nd report: night, 2026-05-01 02:00 UTC")  # the first report
     assert cli("report", "status", "--json").json["profiles"]["night"]["outbox"] == []
+
+
+def test_retry_of_a_report_no_outbox_holds_is_not_found(cli, spool_path, m1nd_home):
+    write_spool(spool_path, [letter("one")])
+    r = cli("report", "deliver", "--retry", "20260501T0200Z-s-ca07f4c5fc24")
+    assert r.code == 3 and "no report 20260501T0200Z-s-ca07f4c5fc24 waits in an outbox" in r.stderr, r.stderr
+
+
+def test_a_bad_report_timeout_is_a_usage_error_before_anything_is_frozen(cli, spool_path, m1nd_home, monkeypatch):
+    night_profile(m1nd_home)
+    write_spool(spool_path, [letter("one")])
+    cli("report", "alert", "--now", "2026-05-01T01:00:00Z")
+    for bad in ("1e9", "nan", "inf", "abc", "0", "-5"):
+        monkeypatch.setenv("M1ND_REPORT_TIMEOUT", bad)
+        r = cli("report", "--to", "exec:cat >/dev/null", "--now", "2026-05-01T03:00:00Z")
+        assert r.code == 2 and r.stderr.startswith("m1nd: error: M1ND_REPORT_TIMEOUT must be"), (bad, r.stderr)
+        assert len(r.stderr.splitlines()) == 1
+    monkeypatch.delenv("M1ND_REPORT_TIMEOUT")
+    status = cli("report", "status", "--json").json["profiles"]["night"]
+    assert status["cursor"] is None and status["outbox"] == [], "nothing was frozen or committed"

@@ -114,28 +114,29 @@ def test_a_damaged_ledger_fails_closed_and_a_torn_tail_is_cut_by_the_next_writer
 
 def test_each_letter_lands_in_exactly_one_scheduled_report_and_nothing_due_says_so(cli, spool_path, m1nd_home):
     write_spool(spool_path, [letter("first")])
-    r = cli("report", "--now", "2026-05-01T14:00:00Z")  # boundary 13:00Z; the letter is seen at 14:00
-    assert r.code == 0 and "Partial since activation" in r.stdout and "No new letters" in r.stdout
+    # boundary 13:00Z; the letter is first seen at 14:00: the first report is 21:00's
+    r = cli("report", "--now", "2026-05-01T14:00:00Z")
+    assert r.code == 0 and r.stdout.startswith("nothing due for profile twice-daily: next report at 2026-05-01T21:00:00Z")
     r = cli("report", "--now", "2026-05-01T15:00:00Z")
     assert r.code == 0 and r.stdout.startswith("nothing due for profile twice-daily: next report at 2026-05-01T21:00:00Z")
     write_spool(spool_path, [letter("second")])
     r = cli("report", "--now", "2026-05-01T21:00:00Z")
-    assert "· Scheduled" in r.stdout and "first" in r.stdout and "second" not in r.stdout  # second seen at 21:00
+    assert "Partial since activation" in r.stdout and "first" in r.stdout and "second" not in r.stdout  # second seen at 21:00
     r = cli("report", "--now", "2026-05-02T22:00:00Z", "--json")  # 13:00Z and 21:00Z on the 2nd were missed
     doc = r.json
     assert doc["prepared"]["classification"] == "catch-up" and doc["prepared"]["entries"] == 1
     assert doc["prepared"]["period"] == {"start": "2026-05-01T21:00:00Z", "end": "2026-05-02T21:00:00Z",
                                          "timezone": "America/New_York"}
     delivered = sorted((m1nd_home / "reports").glob("*.md"))
-    assert len(delivered) == 3
+    assert len(delivered) == 2
     texts = [p.read_text() for p in delivered]
     assert sum("· first ·" in t for t in texts) == 1 and sum("· second ·" in t for t in texts) == 1
     status = cli("report", "status", "--json", "--now", "2026-05-02T22:00:00Z").json["profiles"]["twice-daily"]
     assert status["cursor"] == "2026-05-02T21:00:00Z" and status["outbox"] == []
     assert status["next_boundary"] == "2026-05-03T13:00:00Z"
-    assert [r["verified"] for r in status["receipts"]] == [True] * 3
-    listing = cli("report", "list", "--json", "--limit", "2").json
-    assert listing["returned"] == 2 and listing["total"] == 3 and listing["truncated"] is True
+    assert [r["verified"] for r in status["receipts"]] == [True] * 2
+    listing = cli("report", "list", "--json", "--limit", "1").json
+    assert listing["returned"] == 1 and listing["total"] == 2 and listing["truncated"] is True
     assert listing["reports"][0]["period"]["end"] == "2026-05-02T21:00:00Z"
     assert cli("report", "list", "--limit", "201").code == 2
     assert cli("report", "list", "--offset", "10001").code == 2
@@ -217,6 +218,7 @@ def store_digest(manifest: dict) -> str:
 
 def test_commit_refuses_a_stale_report_after_the_cursor_moved_or_the_profile_changed(cli, spool_path, m1nd_home):
     write_spool(spool_path, [letter("x")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")  # observed before the 13:00Z boundary
     first = prepare(cli, "2026-05-01T14:00:00Z")
     assert cli("report", "commit", first["run_id"], "--digest", first["digest"]).code == 0
     again = cli("report", "commit", first["run_id"], "--digest", first["digest"], "--json")
@@ -264,6 +266,7 @@ def test_alerts_print_once_and_never_move_the_cursor(cli, spool_path):
 
 def test_directory_delivery_is_verified_and_delivering_twice_writes_nothing_new(cli, spool_path, tmp_path):
     write_spool(spool_path, [letter("d")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")  # observed before the 13:00Z boundary
     out = tmp_path / "out"
     r = cli("report", "--to", str(out), "--now", "2026-05-01T14:00:00Z")
     assert r.code == 0
@@ -277,6 +280,7 @@ def test_directory_delivery_is_verified_and_delivering_twice_writes_nothing_new(
 
 def test_a_command_sink_that_fails_then_hangs_then_succeeds_delivers_once(cli, spool_path, tmp_path, monkeypatch):
     write_spool(spool_path, [letter("c")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")  # observed before the 13:00Z boundary
     log = tmp_path / "received"
     mode = tmp_path / "mode"
     script = tmp_path / "sink.sh"
@@ -305,6 +309,7 @@ def test_a_command_sink_that_fails_then_hangs_then_succeeds_delivers_once(cli, s
 
 def test_a_pending_delivery_blocks_nothing_else(cli, spool_path, monkeypatch):
     write_spool(spool_path, [letter("p")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")  # observed before the 13:00Z boundary
     assert cli("report", "--to", "exec:exit 1", "--now", "2026-05-01T14:00:00Z").code == 1
     assert cli("report", "--to", "exec:exit 1", "--now", "2026-05-01T22:00:00Z").code == 1
     status = cli("report", "status", "--json").json["profiles"]["twice-daily"]
@@ -364,6 +369,7 @@ def test_render_and_commit_errors_are_one_line_with_the_right_exit_code(cli, spo
     assert r.code == 3 and r.stderr == "m1nd: error: no frozen report 19990101T0000Z-s-000000000000\n"
     assert cli("report", "render", "../escape").code == 2
     write_spool(spool_path, [letter("r")])
+    cli("report", "alert", "--now", "2026-05-01T12:00:00Z")  # observed before the 13:00Z boundary
     doc = prepare(cli, "2026-05-01T14:00:00Z")
     r = cli("report", "render", doc["run_id"], "--format", "pdf")
     assert r.code == 2 and "md, html or json" in r.stderr

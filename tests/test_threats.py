@@ -342,7 +342,8 @@ def _home_with_repo(root: Path) -> tuple[dict, Path]:
 
     assert run_script("roster", "add", str(repo), env=env).returncode == 0
     write_spool(root / "home" / "field-reports.jsonl", [_PLAIN])
-    done = run_script("distribute", env=env)
+    # filed before the report's latest boundary (21:00Z), so the first report holds it
+    done = run_script("distribute", env=dict(env, M1ND_NOW="2026-05-01T12:00:00Z"))
     assert done.returncode == 0, done.stderr
     assert (repo / ".m1nd" / "inbox.jsonl").is_file()
     return env, repo

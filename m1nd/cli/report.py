@@ -261,8 +261,13 @@ def deliver_cmd(
         else:
             chosen = [p for _, p in sorted(load_profiles(paths).items())]
         results, names = [], []
+        deliver.timeout_seconds()  # a bad M1ND_REPORT_TIMEOUT is refused before anything is tried
         if retry is not None:
             _run_id(retry)
+            if not any(retry in store.load_state(paths, p.name).outbox_runs() for p in chosen):
+                from m1nd.errors import NotFound
+
+                raise NotFound(f"no report {retry} waits in an outbox (m1nd report status lists them)")
         for prof in chosen:
             if not prof.enabled or not o.get("profile") and not store.load_state(paths, prof.name).outbox:
                 continue
@@ -320,7 +325,7 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
         output.emit_text(f"{name}: cursor {p['cursor'] or 'none yet'}, next boundary {p['next_boundary']}, "
                          f"outbox {len(p['outbox'])}, receipts {len(p['receipts'])}"
                          + ("" if p["enabled"] else ", off (enabled = false)")
-                         + (f", failed {', '.join(p['failed'])} (m1nd report deliver --retry RUN_ID)" if p["failed"] else "")
+                         + "".join(f", failed {r} (m1nd report deliver --retry {r})" for r in p["failed"])
                          + f", last update {p['last_update'] or 'none yet'}"
                          + (f" (cooldown until {p['cooldown_until']})" if p["cooldown_until"] and
                             p["cooldown_until"] > stamp(moment) else f" (cooldown {p['cooldown_minutes']} min)"))

@@ -60,6 +60,9 @@ def idempotency_key(run_id: str, sink: Sink) -> str:
     return store.sha256(f"{run_id}\n{sink.name}".encode())[:32]
 
 
+MAX_TIMEOUT = 86400  # a day: a sink that takes longer is not coming back
+
+
 def timeout_seconds() -> float:
     text = os.environ.get("M1ND_REPORT_TIMEOUT")
     if not text:
@@ -68,8 +71,8 @@ def timeout_seconds() -> float:
         value = float(text)
     except ValueError:
         raise UsageError(f"M1ND_REPORT_TIMEOUT must be a number of seconds, not {text!r}") from None
-    if not value > 0:
-        raise UsageError("M1ND_REPORT_TIMEOUT must be more than 0 seconds")
+    if not 0 < value <= MAX_TIMEOUT:  # NaN and infinity too
+        raise UsageError(f"M1ND_REPORT_TIMEOUT must be more than 0 and at most {MAX_TIMEOUT} seconds (not {text!r})")
     return value
 
 

@@ -163,8 +163,10 @@ def failed_line(head: dict) -> str | None:
     failed = head.get("failed_deliveries") or []
     if not failed:
         return None
-    return (f"Delivery failed: {', '.join(failed)} (refused by its sink too many times; it stays in the outbox: "
-            "`m1nd report deliver --retry RUN_ID`).")
+    retry = f"`m1nd report deliver --retry {failed[0]}`" if len(failed) == 1 else \
+        "`m1nd report deliver --retry RUN_ID` for each"
+    return (f"Delivery failed: {', '.join(failed)} (refused by its sink too many times; "
+            f"{'it stays' if len(failed) == 1 else 'they stay'} in the outbox: {retry}).")
 
 
 def markdown(frozen: store.Frozen) -> bytes:

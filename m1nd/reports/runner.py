@@ -53,6 +53,7 @@ def run_report(run: Run, profile: Profile, now: datetime, sink_text: str | None,
                since: datetime | None = None, until: datetime | None = None) -> Outcome:
     paths = run.paths
     sink = delivery.parse_sink(sink_text or profile.sink, paths)
+    delivery.timeout_seconds()  # a bad M1ND_REPORT_TIMEOUT is refused before anything is frozen
     manual = since is not None
     if not manual:
         idle, nb = nothing_due(run, profile, now)
