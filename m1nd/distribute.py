@@ -38,6 +38,7 @@ from m1nd.letters import iter_raw, load
 from m1nd.paths import ensure_home
 from m1nd.routing import MEDULLA, PENDING, PROJECT, Route
 from m1nd.run import Run
+from m1nd.reports.faults import pause
 from m1nd.secrets import compiling, held_in_batch, likely_secret, preload, use_cache
 from m1nd.words import plural
 
@@ -190,9 +191,12 @@ class _Filer:
                             self.pairs[batch.pairs[i]].held += 1
                     ids = [x for i, x in enumerate(ids) if i not in held]
                     raws = [x for i, x in enumerate(raws) if i not in held]
-            if self.write and not batch.problem and raws and batch.consented and not self.gate.in_time():
-                self._too_late(batch)
-                raws = []
+            if self.write and not batch.problem and raws and batch.consented:
+                if not self.gate.in_time():
+                    self._too_late(batch)
+                    raws = []
+                else:
+                    pause("consented-append")
             if self.write and not batch.problem and raws:
                 try:
                     n = boxes.append(batch.box, ids, raws, self.run.paths.locks, batch.index,

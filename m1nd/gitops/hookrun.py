@@ -22,16 +22,35 @@ import select
 import sys
 import time
 
-from m1nd.safetext import safe_lines
+from m1nd.safetext import safe, safe_lines
 
 SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
 STAGE_HOOK = "pre-commit"
 DEFAULT_BUDGET = 10.0
+MAX_BUDGET = 3600.0
 BOX_REL = ".m1nd/inbox.jsonl"
 # What a first filing reads of the spool per second on a slow, loaded machine: a hook
 # whose unread spool would take more than half its budget at this rate (a new home, a
 # cursor rebuilt) files in the background, and only into boxes git ignores.
 SLOW_FILING_RATE = 2 * 1024 * 1024
+# A child about to write a tracked box claims the time it needs; the hook answers ACK
+# (and waits for it) while it still waits, or, having given up, never answers.
+CLAIM, ACK = b"\x01", b"\x06"
+_CLAIM: list = []  # in the child: [report pipe, answer pipe, the hook's deadline]
+
+
+def claim_time() -> bool:
+    """In a hook's child: may it write the tracked box now?  True once the hook agreed to
+    wait for it; False when the hook gave up (it closed the answer pipe or is gone)."""
+    if not _CLAIM:
+        return True
+    report, answer, deadline = _CLAIM
+    try:
+        os.write(report, CLAIM)
+        ready = select.select([answer], [], [], max(0.0, deadline - time.monotonic()) + 1.0)[0]
+        return bool(ready) and os.read(answer, 1) == ACK
+    except OSError:
+        return False
 
 
 def budget() -> float:
@@ -40,7 +59,9 @@ def budget() -> float:
         value = float(raw)
     except ValueError:
         return DEFAULT_BUDGET
-    return value if value > 0 and math.isfinite(value) else DEFAULT_BUDGET
+    if not (value > 0 and math.isfinite(value)):
+        return DEFAULT_BUDGET
+    return min(value, MAX_BUDGET)  # a longer wait is no budget (and overflows the clock's types)
 
 
 def _index_file() -> str | None:
@@ -69,6 +90,7 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
     parent = os.getpid()
     try:
         read_end, write_end = os.pipe()
+        ack_read, ack_write = os.pipe()  # the hook's answer to a child's claim
         pid = os.fork()
     except OSError as exc:
         _stderr(f"m1nd: warning: the {name} hook could not start ({exc.strerror}); nothing done\n")
@@ -77,6 +99,8 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
         code = 0
         try:
             os.close(read_end)
+            os.close(ack_write)
+            _CLAIM[:] = [write_end, ack_read, started + limit]
             _detach()
             unread = first_pass_bytes(limit)
             if unread:  # a one-time cost: git is not kept waiting for it (git.md 3)
@@ -101,18 +125,27 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
             os._exit(code)
 
     os.close(write_end)
+    os.close(ack_read)
     chunks: list[bytes] = []
-    timed_out = False
+    timed_out = claimed = False
     with os.fdopen(read_end, "rb", buffering=0) as pipe:
         while True:
-            remaining = started + limit - time.monotonic()
-            if remaining <= 0 or not select.select([pipe], [], [], remaining)[0]:
+            remaining = None if claimed else started + limit - time.monotonic()
+            if remaining is not None and (remaining <= 0 or not select.select([pipe], [], [], remaining)[0]):
                 timed_out = True
                 break
             data = pipe.read(65536)
             if not data:
                 break
+            if CLAIM in data:  # the child is about to write the tracked box: wait for it
+                data = data.replace(CLAIM, b"")
+                try:
+                    os.write(ack_write, ACK)
+                    claimed = True
+                except OSError:
+                    pass
             chunks.append(data)
+    os.close(ack_write)  # a claim not answered by now is refused: the child writes nothing
     if timed_out:
         _stderr(f"m1nd: warning: the {name} hook gave up waiting after {limit:g} s "
                 "(M1ND_HOOK_TIMEOUT); m1nd finishes filing in the background\n")
@@ -214,7 +247,7 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float | None
             # its patch: filing now would make that patch not apply (the commit fails).
             mode = HOOK if framework_set_aside_the_box(parent) else STAGE
             gate = Gate(mode, run.bound, partial_commit=is_partial_commit(index_file), deadline=deadline,
-                        parent=parent)
+                        parent=parent, claim=claim_time)
             before = before_distribution(run)
             receipt = after_distribution(run, distribute(run, gate=gate), before, gate)
         else:
@@ -232,7 +265,7 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float | None
     except M1ndError as exc:
         return f"m1nd: warning: the {name} hook filed nothing: {_one_line(exc)}\n"
     for problem in receipt.problems:
-        lines.append(f"m1nd: warning: box {problem.label} not filed: {problem.reason}")
+        lines.append(f"m1nd: warning: box {safe(problem.label)} not filed: {safe(problem.reason)}")
     if run.bound is not None:
         try:
             if name == STAGE_HOOK:
@@ -297,7 +330,8 @@ def open_letters_line(label: str, open_count: int, new: int, waiting: int = 0) -
     noun = "letter" if open_count == 1 else "letters"
     notes = ([f"{new} new"] if new else []) + ([f"{waiting} waiting to be filed"] if waiting else [])
     fresh = f" ({', '.join(notes)})" if notes else ""
-    return f"m1nd: {label} has {open_count} open {noun}{fresh} — m1nd sweep to read"
+    # one line: a label (a directory's name) may hold a newline
+    return f"m1nd: {safe(label)} has {open_count} open {noun}{fresh} — m1nd sweep to read"
 
 
 def _notice(run, receipt) -> list[str]:
@@ -313,7 +347,7 @@ def _notice(run, receipt) -> list[str]:
         from m1nd.words import plural
 
         shown = ", ".join(map(str, malformed[:5])) + (" and more" if len(malformed) > 5 else "")
-        lines.append(f"m1nd: warning: box {box.label} has {plural(len(malformed), 'malformed line')} "
+        lines.append(f"m1nd: warning: box {safe(box.label)} has {plural(len(malformed), 'malformed line')} "
                      f"(line{'s' if len(malformed) > 1 else ''} {shown}); m1nd doctor names them")
     open_count = open_work + waiting
     if open_count:
@@ -378,10 +412,12 @@ def _stage(run, receipt, index_file: str | None, parent: int, gate) -> list[str]
     changed = gitcmd.git(["--no-optional-locks", "status", "--porcelain", "--", BOX_REL], root, index_file)
     if not changed.ok or not any(l[1:2] in ("M", "?") for l in changed.out.splitlines()):
         return []  # nothing in the work tree that the index lacks
-    if os.getppid() != parent:
+    if os.getppid() != parent or not gate.in_time():
         return []  # the hook gave up and the commit went on without us: stage nothing late
     new = _unstaged_letters(root, box, index_file)
-    added = gitcmd.git(["add", "--", BOX_REL], root, index_file)
+    # -f: tracked, so staged whatever ignore rule also matches it (git add alone would
+    # stage it and still fail, naming the rule)
+    added = gitcmd.git(["add", "-f", "--", BOX_REL], root, index_file)
     if not added.ok:
         return [f"m1nd: warning: could not stage {BOX_REL}: {gitcmd.first_line(added.err)}"]
     fresh = f" ({new} new {'letter' if new == 1 else 'letters'})" if new else ""

@@ -126,7 +126,7 @@ class Gate:
     --stage) or COMMAND (a command the user runs)."""
 
     def __init__(self, mode: str = COMMAND, bound: str | None = None, partial_commit: bool = False,
-                 deadline: float | None = None, parent: int | None = None) -> None:
+                 deadline: float | None = None, parent: int | None = None, claim=None) -> None:
         self.mode = mode
         self.bound = os.path.realpath(bound) if bound else None
         self.partial_commit = partial_commit
@@ -134,6 +134,10 @@ class Gate:
         # (`parent`) still waits, with time left to stage (`deadline`, time.monotonic()).
         self.deadline = deadline
         self.parent = parent
+        # `claim()`: asks the waiting hook to wait until this child is done (True) or
+        # hears that it gave up (False); asked once, before the first consented write.
+        self.claim = claim
+        self._claimed: bool | None = None
         self._verdicts: dict[str, Verdict] = {}
 
     def in_time(self) -> bool:
@@ -143,7 +147,16 @@ class Gate:
 
         if self.parent is not None and os.getppid() != self.parent:
             return False
-        return self.deadline is None or time.monotonic() < self.deadline
+        if self._claimed is not None:
+            return self._claimed
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return False
+        if self.claim is None:
+            return True
+        # A check, then a write, would race the hook giving up in between: the hook
+        # agrees first to wait for this write, or says it gave up.
+        self._claimed = bool(self.claim())
+        return self._claimed
 
     def verdict(self, box) -> Verdict:
         """May this filing write `box` (a boxes.Box)?  Cached for the run."""

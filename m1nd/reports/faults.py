@@ -11,3 +11,13 @@ import signal
 def crash(point: str) -> None:
     if os.environ.get("M1ND_TEST_CRASH") == point:
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def pause(point: str) -> None:
+    """With `M1ND_TEST_PAUSE=NAME:SECONDS`, sleep that long at the point of that name
+    (the race tests: a slow disk between a check and the write it allows)."""
+    name, _, seconds = os.environ.get("M1ND_TEST_PAUSE", "").partition(":")
+    if name == point:
+        import time
+
+        time.sleep(float(seconds or 0))

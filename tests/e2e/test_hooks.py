@@ -437,11 +437,21 @@ def test_the_hook_path_imports_neither_typer_rich_nor_gitpython(consented, spool
     assert len(box_lines(consented)) == 1, "the pre-commit hook is a safe filing"
 
 
+def test_a_huge_budget_is_a_long_one_and_the_hook_still_files_and_exits_0(repo, cli, spool_path):
+    cli("hooks", "install", str(repo))
+    write_spool(spool_path, [letter("filed under a long budget")])
+    env = {**os.environ, "M1ND_HOOK_TIMEOUT": "1e308"}
+    done = subprocess.run([sys.executable, "-m", "m1nd", "hook", "run", "post-checkout", "0", "0", "1"], cwd=repo,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Error" not in done.stderr, done.stderr
+    assert len(box_lines(repo)) == 1
+
+
 def test_the_budget_comes_from_the_environment(monkeypatch):
     from m1nd.gitops.hookrun import DEFAULT_BUDGET, budget
 
     for raw, expected in (("2.5", 2.5), ("0", DEFAULT_BUDGET), ("-1", DEFAULT_BUDGET), ("soon", DEFAULT_BUDGET),
-                          ("nan", DEFAULT_BUDGET), ("inf", DEFAULT_BUDGET)):
+                          ("nan", DEFAULT_BUDGET), ("inf", DEFAULT_BUDGET), ("1e10", 3600.0), ("1e308", 3600.0)):
         monkeypatch.setenv("M1ND_HOOK_TIMEOUT", raw)
         assert budget() == expected
     monkeypatch.delenv("M1ND_HOOK_TIMEOUT")
@@ -538,3 +548,16 @@ def test_the_stage_line_counts_every_letter_it_stages_not_only_this_runs(consent
     done = git(repo, "commit", "-qm", "three letters ride along")
     assert "m1nd: staged .m1nd/inbox.jsonl (3 new letters) into this commit" in done.stderr
     assert git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_the_hooks_line_is_one_line_whatever_the_repositorys_name(tmp_path, cli, spool_path):
+    repo = tmp_path / "src" / "nl\nrepo"
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    assert cli("roster", "add", str(repo)).code == 0
+    cli("hooks", "install", str(repo))
+    write_spool(spool_path, [letter("for a repository with a newline in its name", repo="nl\nrepo")])
+    done = subprocess.run([sys.executable, "-m", "m1nd", "hook", "run", "post-checkout", "0", "0", "1"], cwd=repo,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0
+    assert done.stderr == "m1nd: nl⏎repo has 1 open letter (1 new) — m1nd sweep to read\n", done.stderr

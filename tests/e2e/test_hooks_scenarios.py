@@ -267,3 +267,19 @@ def collections_of(box: Path) -> set[str]:
     from m1nd.letters import letter_id
 
     return {letter_id(l) for l in box.read_bytes().split(b"\n") if l.strip()}
+
+
+def test_a_pre_commit_hook_whose_write_outlasts_the_budget_is_waited_for_never_left_behind(a1, spool_path):
+    """The child asks the hook to wait before it writes the tracked box (never a check
+    then a write that the hook's giving up can fall between): a slow write makes the
+    commit wait for it, and the letters go into that commit."""
+    ids = write_letters(spool_path, "filed by a slow disk")
+    (a1 / "code.txt").write_text("v2\n")
+    env = {**os.environ, "M1ND_HOOK_TIMEOUT": "1", "M1ND_TEST_PAUSE": "consented-append:2.5"}
+    committed = git(a1, "commit", "-qam", "code", env=env, check=False)
+    assert committed.returncode == 0, committed.stderr
+    assert "gave up waiting" not in committed.stderr, committed.stderr
+    assert "staged .m1nd/inbox.jsonl (1 new letter)" in committed.stderr
+    wait_for_hook_children(a1)
+    assert clean(a1), git(a1, "status", "--porcelain").stdout
+    assert_each_letter_once(a1, ids, "filed and committed")
