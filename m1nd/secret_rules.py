@@ -67,11 +67,21 @@ _ANCHOR_KEYWORDS = tuple(_assigned(w) for w in ("pass", "pwd", "secret", "token"
     r"(?i:://[^\s/@]*:[^\s/@]*@)", r"(?i:(?:\\u[0-9a-f]{4}){4})", r"(?i:\\n[a-z0-9+/]{40})", r"(?i:webhook)",
     r"(?i:hooks\.zapier)", r"(?i:secret[_.-]?(?:access[_.-]?)?key[^\n]{0,80}?[0-9a-f]{48})",
 )
-_RANDOM_RUN = (
-    r"(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])[" + _T + r"]{0,40}?[A-Za-z][0-9]+[A-Za-z]"
-    r"|[A-Za-z][0-9]+[A-Za-z][" + _T + r"]{0,40}?(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])"
-    r"|[A-Za-z]{2,12}[_-](?:[A-Za-z0-9]+[_-])?[0-9a-fA-F]{24}"
-)
+# A random run: a letter past f beside a digit (`_BESIDE`) and, in the same run of
+# token characters, before or after it, a letter-digits-letter island (`_ISLAND`);
+# or a short word prefix before 24 hex digits.  No bound between the two: a bounded
+# repeat costs the engine a third of its whole pass.
+_BESIDE = r"(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])"
+_ISLAND = r"[A-Za-z][0-9]+[A-Za-z]"
+_HEX_AFTER_WORD = r"[A-Za-z]{2}[_-](?:[A-Za-z0-9]+[_-])?[0-9a-fA-F]{24}"
+_RANDOM_RUN = f"{_BESIDE}[{_T}]*{_ISLAND}|{_ISLAND}[{_T}]*{_BESIDE}|{_HEX_AFTER_WORD}"
+# The same for `re`, which backtracks: from the start of a run it takes the first
+# such piece once for all (an atomic group), so a 64 KiB run of `g1-g1-…` costs
+# linear time, not quadratic.  Equal to the engine's rule: any later piece ends
+# after the first one's end.
+_RUN_START = f"(?<![{_T}])"
+_RANDOM_RUN_RE = (f"{_RUN_START}(?>[{_T}]*?{_BESIDE})[{_T}]*{_ISLAND}"
+                  f"|{_RUN_START}(?>[{_T}]*?{_ISLAND})[{_T}]*{_BESIDE}|{_HEX_AFTER_WORD}")
 _PREFIXES = (
     r"MII[A-Za-z0-9+/]{20}|b3BlbnNzaC|AKIA|ASIA|ABIA|ACCA|AKID|LTAI|gh[pousr]_|github_pat_|gl[a-z]{1,5}-"
     r"|xox[a-z]-|xapp-|sk-|[sr]k_|whsec_|AIza|GOCSPX-|npm_|hf_|pypi-|SG\.|SK[0-9a-f]{32}|key-[0-9a-f]{32}"
@@ -89,7 +99,7 @@ _CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES)
 # an alternation of many rules verifies every hit against all of them
 ANCHOR_PARTS = _ANCHOR_KEYWORDS + ("(?i:" + _CONTEXT + ")", _RANDOM_RUN, _PREFIXES)
 ANCHOR = "|".join(ANCHOR_PARTS)
-ANCHOR_BYTES = re.compile(ANCHOR.encode())
+ANCHOR_BYTES = re.compile("|".join(_RANDOM_RUN_RE if p == _RANDOM_RUN else p for p in ANCHOR_PARTS).encode())
 # an exception's name before its message (`KeyError: 'repo-a'`, in every Python
 # traceback) meets the keyword anchor but assigns nothing: such a hit alone makes no
 # line worth judging

@@ -236,3 +236,23 @@ def test_the_engine_reports_no_hit_for_an_exception_name():
                                             "AuthWarning: retry", "SecretException: x"))
     assert [f.rule_id for f in scanner.scan(lines)] == []
     assert len(scanner.scan(letter("KeyError: 'repo-a' api_key: " + _mixed(20)))) >= 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.lists(st.sampled_from(list("ag1Z0-/ .:x9fB_")), max_size=40).map("".join))
+def test_the_python_random_run_anchor_picks_what_the_engine_rule_picks(text):
+    import re
+
+    engine_rule = re.compile(secret_rules._RANDOM_RUN)  # fine in `re` for short texts
+    assert bool(engine_rule.search(text)) == bool(re.compile(secret_rules._RANDOM_RUN_RE).search(text)), text
+
+
+def test_the_python_anchor_stays_linear_on_a_long_run_with_no_island():
+    # `g1-g1-…`: a letter beside a digit everywhere, no letter-digits-letter island; an
+    # unbounded repeat would make `re` retry the rest of the run from every piece
+    import time
+
+    for run in (b"g1-" * 21_000, b"a" + b"1" * 65_000):
+        start = time.perf_counter()
+        assert not secret_rules.has_anchor(run)
+        assert time.perf_counter() - start < 2.0
