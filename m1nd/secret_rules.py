@@ -18,26 +18,70 @@ from m1nd import lazyre as re  # compiled on first use: a git hook with nothing 
 
 from m1nd.secret_providers import NAMES as _PROVIDER_NAMES
 
-# -- the anchor: one alternation, valid both for the engine (Rust syntax) and `re` --
-# It finds the lines worth judging, in one pass over a whole batch: a credential word
+# -- the anchor: rules valid both for the engine (Rust syntax) and `re` --
+# They find the lines worth judging, in one pass over a whole batch: a credential word
 # followed by a separator (a word in prose is not), a command or header that carries
 # one, a known prefix, a provider's name with a long token after it, or a long token
 # whose letters and digits interleave the way random ones do (hex digests, UUIDs,
 # identifiers and paths do not).  Every rule below needs one of these to be asked.
 _T = r"A-Za-z0-9_+/=-"  # token characters
-_ANCHOR_KEYWORDS = (
-    r"(?:pass|pwd|secret|token|credential|auth|key)[A-Za-z0-9_.-]*[\\\"'`]*(?:[ \t]|\\[tn])*(?::=|=>|=|:)"
-    r"|(?:bearer|ssws|basic|token)[ \t]+[A-Za-z0-9._~+/-]{8}|sig=|-----begin"
-    r"|mysql[^\n]*[ \t]-p|docker[ \t]+login|curl[^\n]*[ \t]-(?:u|-user)[ \t]|machine[ \t]"
-    r"|--(?:password|passwd|pass|token|secret|api-key|apikey|client-secret|auth-token)[ \t=]"
-    r"|://[^\s/@]*:[^\s/@]*@|(?:\\u[0-9a-f]{4}){4}|\\n[a-z0-9+/]{40}|webhook|hooks\.zapier"
-    r"|secret[_.-]?(?:access[_.-]?)?key[^\n]{0,80}?[0-9a-f]{48}"
+_NAME = r"[A-Za-z0-9_.-]"  # the rest of a name after its credential word
+
+
+def _name_except(words: tuple[str, ...]) -> str:
+    """A name's rest (`_NAME*`) that is none of `words` (lowercase, matched in any
+    case): built as the complement of their trie, since neither the engine nor `re`
+    may use a lookaround here."""
+    def branch(suffixes: set[str]) -> str:
+        if suffixes == {""}:
+            return _NAME + "+"  # the word itself: only a longer name is left
+        firsts = sorted({w[0] for w in suffixes if w})
+        other = "".join(c + c.upper() for c in "abcdefghijklmnopqrstuvwxyz" if c not in firsts)
+        alts = [] if "" in suffixes else [""]
+        alts.append("[" + other + "0-9_.-]" + _NAME + "*")
+        alts += [c + "(?:" + branch({w[1:] for w in suffixes if w[:1] == c}) + ")" for c in firsts]
+        return "|".join(alts)
+    return "(?:" + branch(set(words)) + ")"
+
+
+# A credential word, the rest of its name, quotes, blanks and a separator: an
+# assignment.  One engine rule per word, written so that an exception's name before
+# its message (`KeyError: 'repo-a'`, in every Python traceback) is no hit at all:
+# each hit the engine reports costs it several microseconds.
+_SEP = r"(?::=|=>|=|:)"
+_QUOTE = r"[\\\"'`]"
+_BLANK = r"(?:[ \t]|\\[tn])"
+_EXCEPTION_WORDS = ("error", "exception", "warning")
+
+
+def _assigned(word: str) -> str:
+    return (f"(?i:{word}(?:{_NAME}*{_QUOTE}+{_BLANK}*{_SEP}|{_NAME}*{_BLANK}+{_SEP}"
+            f"|{_NAME}*(?::=|=>|=)|{_name_except(_EXCEPTION_WORDS)}:))")
+
+
+_ANCHOR_KEYWORDS = tuple(_assigned(w) for w in ("pass", "pwd", "secret", "token", "credential", "auth", "key")) + (
+    r"(?i:(?:bearer|ssws|basic|token)[ \t]+[A-Za-z0-9._~+/-]{8})", r"(?i:sig=)", r"(?i:-----begin)",
+    r"(?i:mysql[^\n]*[ \t]-p)", r"(?i:docker[ \t]+login)", r"(?i:curl[^\n]*[ \t]-(?:u|-user)[ \t])",
+    r"(?i:machine[ \t])",
+    r"(?i:--(?:password|passwd|pass|token|secret|api-key|apikey|client-secret|auth-token)[ \t=])",
+    r"(?i:://[^\s/@]*:[^\s/@]*@)", r"(?i:(?:\\u[0-9a-f]{4}){4})", r"(?i:\\n[a-z0-9+/]{40})", r"(?i:webhook)",
+    r"(?i:hooks\.zapier)", r"(?i:secret[_.-]?(?:access[_.-]?)?key[^\n]{0,80}?[0-9a-f]{48})",
 )
-_RANDOM_RUN = (
-    r"(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])[" + _T + r"]{0,40}?[A-Za-z][0-9]+[A-Za-z]"
-    r"|[A-Za-z][0-9]+[A-Za-z][" + _T + r"]{0,40}?(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])"
-    r"|[A-Za-z]{2,12}[_-](?:[A-Za-z0-9]+[_-])?[0-9a-fA-F]{24}"
-)
+# A random run: a letter past f beside a digit (`_BESIDE`) and, in the same run of
+# token characters, before or after it, a letter-digits-letter island (`_ISLAND`);
+# or a short word prefix before 24 hex digits.  No bound between the two: a bounded
+# repeat costs the engine a third of its whole pass.
+_BESIDE = r"(?:[g-zG-Z][0-9]|[0-9][g-zG-Z])"
+_ISLAND = r"[A-Za-z][0-9]+[A-Za-z]"
+_HEX_AFTER_WORD = r"[A-Za-z]{2}[_-](?:[A-Za-z0-9]+[_-])?[0-9a-fA-F]{24}"
+_RANDOM_RUN = f"{_BESIDE}[{_T}]*{_ISLAND}|{_ISLAND}[{_T}]*{_BESIDE}|{_HEX_AFTER_WORD}"
+# The same for `re`, which backtracks: from the start of a run it takes the first
+# such piece once for all (an atomic group), so a 64 KiB run of `g1-g1-…` costs
+# linear time, not quadratic.  Equal to the engine's rule: any later piece ends
+# after the first one's end.
+_RUN_START = f"(?<![{_T}])"
+_RANDOM_RUN_RE = (f"{_RUN_START}(?>[{_T}]*?{_BESIDE})[{_T}]*{_ISLAND}"
+                  f"|{_RUN_START}(?>[{_T}]*?{_ISLAND})[{_T}]*{_BESIDE}|{_HEX_AFTER_WORD}")
 _PREFIXES = (
     r"MII[A-Za-z0-9+/]{20}|b3BlbnNzaC|AKIA|ASIA|ABIA|ACCA|AKID|LTAI|gh[pousr]_|github_pat_|gl[a-z]{1,5}-"
     r"|xox[a-z]-|xapp-|sk-|[sr]k_|whsec_|AIza|GOCSPX-|npm_|hf_|pypi-|SG\.|SK[0-9a-f]{32}|key-[0-9a-f]{32}"
@@ -51,10 +95,11 @@ _PREFIXES = (
 )
 # provider names (secret_providers.py): the rule beside them looks for the token
 _CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES)
-# one engine rule per part: a single alternation of all four scans ~30x slower there
-ANCHOR_PARTS = ("(?i:" + _ANCHOR_KEYWORDS + ")", "(?i:" + _CONTEXT + ")", _RANDOM_RUN, _PREFIXES)
+# one engine rule per part: the engine verifies its literal hits rule by rule, and
+# an alternation of many rules verifies every hit against all of them
+ANCHOR_PARTS = _ANCHOR_KEYWORDS + ("(?i:" + _CONTEXT + ")", _RANDOM_RUN, _PREFIXES)
 ANCHOR = "|".join(ANCHOR_PARTS)
-ANCHOR_BYTES = re.compile(ANCHOR.encode())
+ANCHOR_BYTES = re.compile("|".join(_RANDOM_RUN_RE if p == _RANDOM_RUN else p for p in ANCHOR_PARTS).encode())
 # an exception's name before its message (`KeyError: 'repo-a'`, in every Python
 # traceback) meets the keyword anchor but assigns nothing: such a hit alone makes no
 # line worth judging

@@ -14,10 +14,12 @@ like a credential is never filed into a project box.  Two layers:
 Both see each letter's raw bytes first, and again with its JSON escapes decoded
 (`\\u0067hp_…`, a `json.dumps`-escaped non-ASCII password, a `\\n`-joined snippet).
 
-Speed: a first distribution scans every letter bound for a project.  One pass over
-the joined batch at C speed (the catalog plus an anchor rule of m1nd's keywords and
-prefixes, in the same compiled engine) picks the few lines that could hold a
-secret; only those are judged in Python.  Hashes, digests, UUIDs and identifiers
+Speed: a first distribution scans every letter bound for a project.  One pass of
+the compiled engine over the joined batch (chunk by chunk, with m1nd's anchor rules:
+keyword assignments, commands, prefixes, provider names, random runs) picks the few
+lines that could hold a secret; only those are judged in Python.  A credential word
+in prose ("the token step") or an exception's name (`KeyError:`) is no hit at all:
+each hit the engine reports costs it microseconds.  Hashes, digests, UUIDs and identifiers
 carry no anchor, so they cost nothing beyond that pass.  Small batches (a hook
 filing a few new letters) are prefiltered by the same anchors in Python, and the
 catalog is loaded only when a line has an anchor or a long mixed token.
@@ -28,11 +30,13 @@ from __future__ import annotations
 import os
 
 from bisect import bisect_right
+from itertools import accumulate
 
 from m1nd import secret_rules as rules
 from m1nd.letters import MAX_LETTER_BYTES, OVERSIZED
 
 SMALL_BATCH = 64  # lines: below this, prefilter in Python before loading the engine
+CHUNK = 4096  # lines per engine pass: a joined chunk stays in the cache, a whole spool does not
 _RULES_FILE = os.path.join(os.path.dirname(__file__), "secret_anchor.yml")
 _JOIN = b"\n"
 
@@ -144,12 +148,10 @@ def _kind(raw: bytes) -> str | None:
     return kind
 
 
-def _starts(raws: list[bytes]) -> list[int]:
-    starts, pos = [], 0
-    for raw in raws:
-        starts.append(pos)
-        pos += len(raw) + len(_JOIN)
-    return starts
+def _lines_of(raws: list[bytes], offsets: list[int]) -> set[int]:
+    """The indexes of the lines of `_JOIN.join(raws)` holding these offsets."""
+    ends = list(accumulate(map(len, raws)))  # line i starts at ends[i-1] + i
+    return {bisect_right(range(len(raws)), off, key=lambda i: ends[i] + i) for off in offsets}
 
 
 def _python_candidates(raws: list[bytes]) -> set[int]:
@@ -160,7 +162,7 @@ def held_in_batch(raws: list[bytes]) -> dict[int, str]:
     """Which of these lines are held: {index: kind}, the kind of likely secret, or
     "oversized" for a letter over 64 KiB (section 2: held all the same, and never
     scanned).  Never the secret."""
-    if any(len(raw) > MAX_LETTER_BYTES for raw in raws):
+    if max(map(len, raws), default=0) > MAX_LETTER_BYTES:  # at C speed: ordinary batches have none
         kept = [i for i, raw in enumerate(raws) if len(raw) <= MAX_LETTER_BYTES]
         found = {i: OVERSIZED for i, raw in enumerate(raws) if len(raw) > MAX_LETTER_BYTES}
         found.update((kept[j], kind) for j, kind in _held(raws=[raws[i] for i in kept]).items())
@@ -176,9 +178,12 @@ def _held(raws: list[bytes]) -> dict[int, str]:
         return {i: k for i in sorted(_python_candidates(raws)) if (k := _kind(raws[i]))}
     # One pass of the compiled engine over the whole batch; every line it flags is
     # judged again on its own (a finding never spans two letters).
-    big = _JOIN.join(raws)
-    starts = _starts(raws)
-    candidates = {bisect_right(starts, offset) - 1 for offset, _ in _engine_findings(big)}
+    candidates: set[int] = set()
+    for first in range(0, len(raws), CHUNK):
+        chunk = raws[first:first + CHUNK]
+        found = _engine_findings(_JOIN.join(chunk))
+        if found:  # most chunks of ordinary letters have none
+            candidates.update(first + i for i in _lines_of(chunk, [off for off, _ in found]))
     return {i: k for i in sorted(candidates) if (k := _kind(raws[i]))}
 
 
@@ -192,11 +197,24 @@ def anchor_pattern() -> str:
     return rules.ANCHOR
 
 
+def rules_file_text() -> str:
+    """The engine's rule file for the current anchor, one rule per part (what
+    `secret_anchor.yml` must hold; write it with
+    `python -c "from m1nd.secrets import rules_file_text as t; print(t(), end='')" > m1nd/secret_anchor.yml`)."""
+    out = ["# The anchor rules of m1nd's own secret rules (m1nd/secret_rules.py ANCHOR_PARTS, generated",
+           "# by m1nd.secrets.rules_file_text, kept equal by tests/test_secret_corpus.py): lines they",
+           "# match are judged by those rules.", "rules:"]
+    for n, part in enumerate(rules.ANCHOR_PARTS):
+        quoted = part.replace("'", "''")
+        out += [f"  - name: m1nd anchor {n}", f"    id: m1nd.anchor.{n}", f"    pattern: '{quoted}'",
+                "    confidence: low", "    min_entropy: 0"]
+    return "\n".join(out) + "\n"
+
+
 def _check_rules_file() -> bool:
     """Whether the shipped engine rule file holds the current anchor (tests)."""
     with open(_RULES_FILE, encoding="utf-8") as fh:
-        text = fh.read().replace("''", "'")
-    return all(f"pattern: '{part}'" in text for part in rules.ANCHOR_PARTS)
+        return fh.read() == rules_file_text()
 
 
 __all__ = ["held_in_batch", "likely_secret", "preload", "use_cache"]

@@ -595,3 +595,20 @@ def test_distribution_files_exactly_the_letters_without_a_secret(tmp_path, lette
     box = box_of(root)
     assert (box.read_bytes() if box.exists() else b"") == b"".join(raw + b"\n" for raw in clean)
     assert os.path.exists(spool)
+
+
+def test_a_batch_of_several_engine_chunks_holds_each_letter_at_its_own_index():
+    # the engine reads a large batch chunk by chunk: a letter at either side of a
+    # chunk's border is held at its own index, and a long letter is still oversized
+    from m1nd import secrets
+
+    n = 2 * secrets.CHUNK + 3
+    raws = [b'{"what": "ordinary line %d about the docker auth step"}' % i for i in range(n)]
+    key = "".join(random.choice(string.ascii_letters + string.digits) for _ in range(24)) + "a1B2"
+    for i in (0, secrets.CHUNK - 1, secrets.CHUNK, 2 * secrets.CHUNK, n - 1):
+        raws[i] = orjson.dumps({"what": f"api_key={key} line {i}"})
+    raws[secrets.CHUNK + 1] = b'{"what": "' + b"a" * (secrets.MAX_LETTER_BYTES + 1) + b'"}'
+    held = held_in_batch(raws)
+    assert held == {0: "credential assignment", secrets.CHUNK - 1: "credential assignment",
+                    secrets.CHUNK: "credential assignment", secrets.CHUNK + 1: "oversized",
+                    2 * secrets.CHUNK: "credential assignment", n - 1: "credential assignment"}

@@ -199,3 +199,60 @@ def test_an_exception_name_before_its_message_makes_no_line_worth_judging():
     assert not secret_rules.has_anchor(letter("KeyError: 'repo-a'\n$ git status"))
     assert secret_rules.has_anchor(letter("KeyError: 'repo-a' api_key: " + _mixed(20)))
     assert likely_secret(letter("KeyError: 'repo-a' api_key=" + _mixed(20)))
+
+
+# the keyword anchor as one rule, before it was split per word (kept to compare against)
+_ONE_KEYWORD_RULE = (r"(?i)(?:pass|pwd|secret|token|credential|auth|key)[A-Za-z0-9_.-]*[\\\"'`]*"
+                     r"(?:[ \t]|\\[tn])*(?::=|=>|=|:)")
+_NAME_PIECES = ["", "_", ".", "-", "0", "Error", "error", "ERROR", "exception", "Exception", "warning", "Warning",
+                "e", "er", "err", "erro", "errors", "x", "Name", "_id", "ErrorX", "word", "WarningS", "exceptio"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(word=st.sampled_from(["pass", "pwd", "secret", "token", "credential", "auth", "key", "KEY", "Token"]),
+       rest=st.lists(st.sampled_from(_NAME_PIECES), max_size=3).map("".join),
+       quotes=st.sampled_from(["", '"', "'", '\\"', "`"]), blank=st.sampled_from(["", " ", "\t", "\\t", "\\n", "  "]),
+       sep=st.sampled_from([":", "=", ":=", "=>"]))
+def test_the_keyword_anchor_takes_every_assignment_and_no_bare_exception_name(word, rest, quotes, blank, sep):
+    import re
+
+    hit = (word + rest + quotes + blank + sep).encode()
+    assert re.compile(_ONE_KEYWORD_RULE.encode()).fullmatch(hit)  # the pieces always build one
+    split = any(re.compile(p.encode()).fullmatch(hit) for p in secret_rules._ANCHOR_KEYWORDS[:7])
+    if secret_rules.anchor_hit_counts(hit):
+        assert split, hit  # every hit that counted before still does
+    if rest.lower() in ("error", "exception", "warning") and not quotes and not blank and sep == ":":
+        assert not split, hit  # `KeyError:`, `TokenWarning:`: no hit at all (longer names are filtered after)
+
+
+def test_the_engine_reports_no_hit_for_an_exception_name():
+    # every engine hit costs microseconds to report: a traceback's last line must cost none
+    from m1nd import secrets
+
+    scanner = secrets._Engine.get()
+    if scanner is None:
+        pytest.skip("no engine on this platform")
+    lines = b"\n".join(letter(t) for t in ("KeyError: 'repo-a'", "TokenError: expired\n$ git status",
+                                            "AuthWarning: retry", "SecretException: x"))
+    assert [f.rule_id for f in scanner.scan(lines)] == []
+    assert len(scanner.scan(letter("KeyError: 'repo-a' api_key: " + _mixed(20)))) >= 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.lists(st.sampled_from(list("ag1Z0-/ .:x9fB_")), max_size=40).map("".join))
+def test_the_python_random_run_anchor_picks_what_the_engine_rule_picks(text):
+    import re
+
+    engine_rule = re.compile(secret_rules._RANDOM_RUN)  # fine in `re` for short texts
+    assert bool(engine_rule.search(text)) == bool(re.compile(secret_rules._RANDOM_RUN_RE).search(text)), text
+
+
+def test_the_python_anchor_stays_linear_on_a_long_run_with_no_island():
+    # `g1-g1-…`: a letter beside a digit everywhere, no letter-digits-letter island; an
+    # unbounded repeat would make `re` retry the rest of the run from every piece
+    import time
+
+    for run in (b"g1-" * 21_000, b"a" + b"1" * 65_000):
+        start = time.perf_counter()
+        assert not secret_rules.has_anchor(run)
+        assert time.perf_counter() - start < 2.0
