@@ -199,3 +199,29 @@ def test_a_bad_report_timeout_is_a_usage_error_before_anything_is_frozen(cli, sp
     monkeypatch.delenv("M1ND_REPORT_TIMEOUT")
     status = cli("report", "status", "--json").json["profiles"]["night"]
     assert status["cursor"] is None and status["outbox"] == [], "nothing was frozen or committed"
+
+
+def test_a_built_in_profile_is_turned_off_with_enabled_false_alone(cli, spool_path, m1nd_home):
+    m1nd_home.mkdir(parents=True, exist_ok=True)
+    (m1nd_home / "config.toml").write_text('[report.profiles.twice-daily]\nenabled = false\n')
+    write_spool(spool_path, [letter("one")])
+    r = cli("report", "--now", "2026-05-01T22:00:00Z")
+    assert r.code == 0 and "profile twice-daily is off (enabled = false)" in r.stdout, r.stdout + r.stderr
+    shown = cli("report", "profile", "twice-daily", "--json").json
+    assert shown["rrules"] == ["FREQ=DAILY;BYHOUR=9;BYMINUTE=0", "FREQ=DAILY;BYHOUR=17;BYMINUTE=0"]
+    (m1nd_home / "config.toml").write_text('[report.profiles.daily]\nenabled = false\n')
+    assert cli("report", "profile", "day", "--json").json["name"] == "daily"  # its alias kept
+
+
+def test_a_sink_in_the_config_is_an_absolute_directory_or_a_command(cli, spool_path, m1nd_home):
+    m1nd_home.mkdir(parents=True, exist_ok=True)
+    write_spool(spool_path, [letter("one")])
+    for bad in ("reports", "ftp://x", "exec:", "exec:   "):
+        (m1nd_home / "config.toml").write_text(f'[report.profiles.night]\nrrules = ["FREQ=DAILY;BYHOUR=2"]\n'
+                                               f'sink = "{bad}"\n')
+        for args in (("report", "--profile", "night"), ("report", "profile", "night")):
+            r = cli(*args)
+            assert r.code == 2 and "sink must be an absolute directory (or ~/…) or 'exec:COMMAND'" in r.stderr, (bad, r.stderr)
+    (m1nd_home / "config.toml").write_text('[report.profiles.night]\nrrules = ["FREQ=DAILY;BYHOUR=2"]\n'
+                                           'sink = "~/night-reports"\n')
+    assert cli("report", "profile", "night").code == 0

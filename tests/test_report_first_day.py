@@ -186,3 +186,17 @@ def test_a_box_line_that_came_by_git_is_observed_by_the_next_filing_not_the_next
     assert ledger_stamps(m1nd_home) == ["2026-05-01T12:00:00Z", BEFORE_NINE], "the pulled letter, once"
     first = cli("report", "--now", AFTER_NINE)
     assert "a teammate's letter, pulled" in first.stdout, "in the report of the boundary after the filing"
+
+
+def test_letters_held_in_the_spool_are_not_pending_and_the_report_does_not_send_you_to_distribute(
+        cli, spool_path, m1nd_home, make_repo):
+    repo = make_repo("repo-a")
+    assert cli("roster", "add", str(repo)).code == 0
+    token = "ghp_" + "A1b2C3d4E5f6G7h8" * 2 + "Zz9y"  # made up, built from parts
+    write_spool(spool_path, [{"ts": "2026-05-01T11:30:00Z", "agent": "agent-a", "class": "bug", "repo": "repo-a",
+                              "what": f"login fails with token {token} #{i}"} for i in range(3)])
+    distribute_at(BEFORE_NINE)
+    md = cli("report", "--now", AFTER_NINE).stdout
+    assert "Coverage: complete" in md and "pending in the spool" not in md
+    assert "m1nd distribute" not in md.split("Next:")[1]
+    assert "Outcomes: 3 held." in md

@@ -10,6 +10,7 @@ import typer
 from m1nd.cli import output
 from m1nd.cli.common import open_run, reporting
 from m1nd.cli.options import Home, Json, Now, Roots, Spool
+from m1nd.words import plural
 
 app = typer.Typer(help="Scheduled and on-demand mailbox reports that never lose a letter.",
                   invoke_without_command=True, no_args_is_help=False)
@@ -195,7 +196,8 @@ def prepare_cmd(
         output.emit_json(doc)
         return
     output.emit_text(f"prepared {doc['run_id']} ({doc['classification']}, {doc['period']['start']} → "
-                     f"{doc['period']['end']}): {doc['entries']} entries on {doc['pages']} pages")
+                     f"{doc['period']['end']}): {plural(doc['entries'], 'entry', 'entries')} on "
+                     f"{plural(doc['pages'], 'page')}")
     output.emit_text(f"next: m1nd report commit {doc['run_id']} --digest {doc['digest']}")
 
 
@@ -436,4 +438,5 @@ def _print_alerts(prof, found, as_json) -> None:
     from m1nd.reports.render import plain
 
     for a in found:
-        output.emit_text(f"ALERT {a['class']} {a['id']} [{a['box']}] {plain(a['what'])} ({plain(a['agent'])}, {a['ts']})")
+        who = ", ".join(x for x in (plain(a["agent"]), a["ts"]) if x)  # a held letter shows no agent
+        output.emit_text(f"ALERT {a['class']} {a['id']} [{a['box']}] {plain(a['what'])}" + (f" ({who})" if who else ""))

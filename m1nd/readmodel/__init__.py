@@ -581,6 +581,18 @@ class ReadModel:
         out["spool"] = self._count_rows(groups["spool"], list(targets.get("spool", {}).values()), graph)
         return out
 
+    def held_in_no_box(self) -> int:
+        """Letters of the spool in no readable box that carry a likely secret: held
+        back, not waiting to be filed (no filing will take them)."""
+        fids = [s.fid for s in self.readable_boxes()]
+        marks = ",".join("?" * len(fids)) or "NULL"
+        row = self.con.execute(
+            "SELECT count(DISTINCT l.digest) FROM copies c JOIN letters l ON l.digest = c.digest"
+            " WHERE c.fid = ? AND l.mission = 0 AND l.secret IS NOT NULL AND l.secret != ''"
+            f" AND NOT EXISTS (SELECT 1 FROM copies c2 WHERE c2.digest = c.digest AND +c2.fid IN ({marks}))",
+            [self.spool.fid, *fids]).fetchone()
+        return row[0] if row else 0
+
     def _load_targets(self, graph: ReplyGraph) -> None:
         if getattr(self, "_targets_of", None) is graph:
             return

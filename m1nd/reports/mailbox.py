@@ -86,8 +86,10 @@ class Union:
         return self._counts
 
     def waiting(self) -> int:
+        """Letters in no box that a filing would take (held letters never: they are
+        itemized as held, and `m1nd distribute` would not help)."""
         _, not_filed = self._box_counts()
-        return not_filed["total"] if not_filed else 0
+        return max(0, not_filed["total"] - self.model.held_in_no_box()) if not_filed else 0
 
     def box_summary(self) -> dict[str, dict]:
         """Current fates of each readable box's letters (over the union); Open and In

@@ -99,9 +99,10 @@ def _user_profile(name: str, table, paths: Paths) -> Profile:
     unknown = sorted(set(table) - PROFILE_KEYS)
     if unknown:
         raise UsageError(f"{where}: unknown key {', '.join(unknown)} (known: {', '.join(sorted(PROFILE_KEYS))})")
-    if "rrules" not in table:
+    if "rrules" not in table and name not in PRESETS:
         raise UsageError(f"{where}: rrules is required")
-    texts = _strings(table["rrules"], "rrules", name)
+    # a table named after a preset may only change some of it (`enabled = false`, a sink)
+    texts = _strings(table["rrules"], "rrules", name) if "rrules" in table else list(PRESETS[name][1])
     if not texts:
         raise UsageError(f"{where}: rrules must hold at least one rule")
     try:
@@ -118,11 +119,15 @@ def _user_profile(name: str, table, paths: Paths) -> Profile:
     boxes = _strings(table["boxes"], "boxes", name) if "boxes" in table else None
     if boxes is not None and len(set(b.lower() for b in boxes)) != len(boxes):
         raise UsageError(f"{where}: a box is listed twice")
-    aliases = _strings(table.get("aliases", []), "aliases", name)
+    aliases = _strings(table.get("aliases", list(PRESETS[name][0]) if name in PRESETS else []), "aliases", name)
     alert = _strings(table["alert_classes"], "alert_classes", name) if "alert_classes" in table else DEFAULT_ALERT_CLASSES
     sink = table.get("sink")
-    if sink is not None and (not isinstance(sink, str) or not sink):
-        raise UsageError(f"{where}: sink must be a directory or 'exec:CMD'")
+    if sink is not None:
+        # a relative path would depend on the directory cron or a shell runs from
+        exec_ok = isinstance(sink, str) and sink.startswith("exec:") and sink[5:].strip()
+        dir_ok = isinstance(sink, str) and (sink.startswith("/") or sink.startswith("~"))
+        if not (exec_ok or dir_ok):
+            raise UsageError(f"{where}: sink must be an absolute directory (or ~/…) or 'exec:COMMAND', not {sink!r}")
     enabled = table.get("enabled", True)
     if not isinstance(enabled, bool):
         raise UsageError(f"{where}: enabled must be true or false")

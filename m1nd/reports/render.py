@@ -71,7 +71,7 @@ def next_action(head: dict) -> str:
         steps.append("`m1nd distribute` to file pending letters (or `m1nd roster add PATH` for unknown repositories)")
     if t["open"] or t["in_flight"]:
         work = [plural(t["open"], "open letter")] if t["open"] else []
-        work += [f"{t['in_flight']} in flight"] if t["in_flight"] else []
+        work += [plural(t["in_flight"], "letter") + " in flight"] if t["in_flight"] else []
         steps.append(f"`m1nd sweep` to read the {' and '.join(work)}")
     return "Next: " + ("; ".join(steps) if steps else "nothing to do") + "."
 
@@ -96,7 +96,9 @@ def outcomes_line(entries: list[dict]) -> str:
     counts = outcome_counts(entries)
     if not counts:
         return "Outcomes: none."
-    return "Outcomes: " + ", ".join(f"{n} {word}" for word, n in counts.items()) + "."
+    nouns = {"receipts": "receipt", "pickups": "pickup"}  # the other outcomes are words that take no plural
+    return "Outcomes: " + ", ".join(plural(n, nouns[word], word) if word in nouns else f"{n} {word}"
+                                    for word, n in counts.items()) + "."
 
 
 def new_split(row: dict, entries: list[dict]) -> dict[str, int]:
