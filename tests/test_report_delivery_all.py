@@ -225,3 +225,17 @@ def test_a_sink_in_the_config_is_an_absolute_directory_or_a_command(cli, spool_p
     (m1nd_home / "config.toml").write_text('[report.profiles.night]\nrrules = ["FREQ=DAILY;BYHOUR=2"]\n'
                                            'sink = "~/night-reports"\n')
     assert cli("report", "profile", "night").code == 0
+
+
+def test_a_config_that_is_wrong_names_the_file_in_one_line(cli, spool_path, m1nd_home):
+    """A config that cannot be parsed fails closed (exit 1, as a file that cannot be
+    read); a value that names nothing is a usage error (exit 2)."""
+    m1nd_home.mkdir(parents=True, exist_ok=True)
+    config = m1nd_home / "config.toml"
+    report = ("report", "--now", "2026-05-01T22:00:00Z")
+    for text, why, code in (("[report\n", "is not valid TOML", 1),
+                            ('[report]\ndefault = "nope"\n', "report.default names no profile 'nope'", 2)):
+        config.write_text(text)
+        r = cli(*report)
+        assert r.code == code and str(config) in r.stderr and why in r.stderr, (text, r.code, r.stderr)
+        assert len(r.stderr.splitlines()) == 1

@@ -187,6 +187,8 @@ def find_profile(paths: Paths, name: str | None) -> Profile:
         if wanted in profile.aliases:
             return profile
     known = ", ".join(sorted(profiles))
+    if not name:  # the config's own default names no profile: the config is wrong
+        raise UsageError(f"{paths.config}: report.default names no profile {wanted!r} (known: {known})")
     raise NotFound(f"no report profile {wanted!r} (known: {known})")
 
 
