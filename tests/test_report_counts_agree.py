@@ -114,7 +114,7 @@ def test_table_next_outcomes_chart_and_json_agree_with_the_ledger_and_the_fates(
     nxt = next(line for line in md.splitlines() if line.startswith("Next:"))
     if total[1] or total[2]:
         opened = re.search(r"(\d+) open letters?", nxt)
-        flying = re.search(r"(\d+) in flight", nxt)
+        flying = re.search(r"(\d+) letters? in flight", nxt)
         assert (int(opened.group(1)) if opened else 0) == total[1]
         assert (int(flying.group(1)) if flying else 0) == total[2]
     else:
