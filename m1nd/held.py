@@ -66,7 +66,7 @@ def held_row(row, kind: str):
     place of its text; every other field blank (its answers kept, those that are ids,
     for its fate)."""
     ts = held_ts(row.ts)
-    return row._replace(ts=ts, sortkey=row.sortkey if ts else "!", agent="", klass="", repo="", brain="", tool="", what=held_text(kind),
-                        expected="", snippet="", answers=held_answers(row.answers),
+    return row._replace(ts=ts, sortkey=row.sortkey if ts else "!", agent="", klass="", repo="", brain="", tool="",
+                        what=held_text(kind), expected="", snippet="", answers=held_answers(row.answers),
                         kind=row.kind if row.kind in (None, "mission") else None,
                         disposition=None, fingerprint=None, case_id=None, sentinel=None)

@@ -44,7 +44,8 @@ def alert(run: Run, profile: Profile, now: datetime, emit) -> list[dict]:
             held = held_kinds.get(digest)  # wherever it lives
             found.append({"id": letter.id, "digest": digest, "class": letter.klass,
                           "what": held_text(held) if held else letter.what, "agent": "" if held else letter.agent,
-                          "ts": held_ts(letter.ts) if held else letter.ts, "observed_at": e.observed_at, "box": holders.get(digest) or WAITING}
+                          "ts": held_ts(letter.ts) if held else letter.ts, "observed_at": e.observed_at,
+                          "box": holders.get(digest) or WAITING}
                          | ({"held": held} if held else {}))
         found.sort(key=lambda a: (a["observed_at"], a["ts"], a["id"], a["digest"]))
         emit(found)

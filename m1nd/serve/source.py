@@ -335,7 +335,8 @@ class Mailbox:
             problems = [f"box {s.label}: {s.problem}" for s in model.boxes if s.problem]
             unreachable = sorted({r.label for r in run.roots.unreachable})
             scope, where, args = _letters_sql(model, f)
-            matches = f.core().matches
+            core = f.core()
+            matches = core.matches
             # Open work of every box, or of one, is already counted: stop at the page's end.
             quick = (f.state == "open" and not f.replies and not (f.agent or f.klass or f.tool or f.since
                                                                   or f.until or f.q) and f.box != SPOOL_ROW)
@@ -346,15 +347,16 @@ class Mailbox:
             chosen = []
             total = 0
             end = f.offset + f.limit
-            hidden = bool(f.agent or f.klass or f.tool or f.q)  # fields a held letter never shows
+            hidden = core.on_hidden or bool(f.q)  # a filter on fields a held letter never shows
             for row in model.letters(scope, order="newest", where=where, args=args):
                 state = graph.state(row)
                 if not matches(row, state):
                     continue
-                if hidden and held_kind(model, row.digest):
+                on_page = f.offset <= total < end
+                held = held_kind(model, row.digest) if hidden or on_page else None
+                if hidden and held:
                     continue  # or the filter would tell its hidden text, a guess at a time
-                if f.offset <= total < end:
-                    held = held_kind(model, row.digest)  # a held letter's text never leaves
+                if on_page:  # a held letter's text never leaves
                     chosen.append(LetterData(held_row(row, held) if held else row, state, _box_of(model, row.digest),
                                              len(graph.answers_to(row.id))))
                 total += 1
