@@ -23,7 +23,10 @@ OPEN_STATES = (WET_INK, IN_FLIGHT)
 
 def is_receipt(letter: Letter) -> bool:
     """`class` equal to `triage`, ASCII case-insensitively."""
-    c = letter.klass
+    return is_receipt_class(letter.klass)
+
+
+def is_receipt_class(c: str) -> bool:
     return len(c) == 6 and c.isascii() and c.lower() == "triage"
 
 

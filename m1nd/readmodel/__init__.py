@@ -28,7 +28,8 @@ from m1nd.boxes import Box, Refused, refusal
 from m1nd.errors import M1ndError
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK, ReplyGraph, is_receipt
 from m1nd.fsutil import open_regular
-from m1nd.readmodel import store
+from m1nd.readmodel import store, tally
+from m1nd.readmodel.graph import ModelGraph
 from m1nd.readmodel.update import path_key, refresh_file
 from m1nd.run import Run
 
@@ -477,8 +478,16 @@ class ReadModel:
         return out
 
     # -- fates -------------------------------------------------------------------------
-    def graph(self, scope: Source | None = None) -> ReplyGraph:
-        """The reply graph over the union (or one box): derived, cached by content."""
+    def graph(self, scope: Source | None = None) -> ModelGraph:
+        """The reply graph over the union (or one box), asked one letter at a time
+        (readmodel/graph.py)."""
+        key = "lazy:" + self._scope_key(scope)
+        if key not in self._graphs:
+            self._graphs[key] = ModelGraph(self, scope, lambda: self._whole_graph(scope))
+        return self._graphs[key]
+
+    def _whole_graph(self, scope: Source | None = None) -> ReplyGraph:
+        """The whole reply graph over the union (or one box): derived, cached by content."""
         key = "graph:" + self._scope_key(scope)
         if key in self._graphs:
             return self._graphs[key]
@@ -510,25 +519,25 @@ class ReadModel:
         """Fate counts over the union (or one box, fates from that box alone):
         wet_ink, in_flight, fired_clay, external, open, open_work, total, replies,
         misdelivery (class exactly memory_misdelivery)."""
-        key = f"counts:{self._scope_key(scope)}:{','.join(self.run.markers)}"
-        cached = self._cache_get(key)
-        if cached is None:
+        fids = self._fids(scope)
+
+        def full():
             member, margs = self._member_sql(scope)
-            cached = self._count(member, margs, self.graph(scope))
-            self._cache_put(key, cached)
-        return cached
+            return {"all": self._count(member, margs, self._whole_graph(scope))}
+        family = "union" if scope is None else f"box:{scope.fid}"
+        return self._tallied(family, fids, {"all": tally.Scope(fids)}, None, full)["all"]
 
     def box_counts(self) -> tuple[list[tuple[Source, dict]], dict | None]:
         """Per readable box its counts with fates over the union (the sweep's table),
         and the counts of the union's letters in no box ("waiting to be filed"), or None
         when there are none."""
-        graph = self.graph()
-        key = f"boxcounts:{self._scope_key(None)}:{','.join(self.run.markers)}"
-        cached = self._cache_get(key)
         boxes = self.readable_boxes()
-        if cached is None:
-            cached = self._box_counts_now(boxes, graph)
-            self._cache_put(key, cached)
+        fids = self._fids(None)
+        box_fids = [s.fid for s in boxes]
+        scopes = {str(s.fid): tally.Scope([s.fid]) for s in boxes}
+        scopes["spool"] = tally.Scope([self.spool.fid] if self.spool.fid is not None else [], box_fids)
+        cached = self._tallied("boxes", fids, scopes, tally.Scope(fids),
+                               lambda: self._box_counts_now(boxes, self._whole_graph()))
         rows = [(s, cached[str(s.fid)]) for s in boxes]
         spool = cached["spool"]
         return rows, (spool if spool["total"] else None)
@@ -629,6 +638,29 @@ class ReadModel:
             "in_flight_work": flight[0], "answered_work": fired[0], "external_work": ext[0],
         }
 
+    def _tallied(self, family: str, fids: list[int], scopes: dict, graph_scope, full) -> dict:
+        """Counts per scope name, kept under `tally:FAMILY`, brought current from what
+        is new since they were stored (readmodel/tally.py), else `full()`.  One read
+        transaction: the generation stored is the one the counts were computed at,
+        whatever another process commits meanwhile."""
+        key = f"tally:{family}:{','.join(self.run.markers)}"
+        base = self._cache_get(key)
+        value = None
+        self.con.execute("BEGIN")
+        try:
+            gen = self.generation
+            if tally.usable(self, base, fids):
+                value = base["value"] if base["gen"] == gen else tally.brought_current(
+                    self, base, scopes, graph_scope, fids)
+            stale = value is None or base["gen"] != gen
+            if value is None:
+                value = full()
+        finally:
+            self.con.execute("COMMIT")
+        if stale:
+            self._cache_put(key, {"gen": gen, "fids": fids, "epoch": self.epoch, "value": value})
+        return value
+
     # -- the cache -----------------------------------------------------------------------
     def _cache_get(self, key: str):
         row = self.con.execute("SELECT value FROM cache WHERE key = ?", (key,)).fetchone()
@@ -640,6 +672,8 @@ class ReadModel:
             return None
 
     def _cache_put(self, key: str, value) -> None:
+        if self.con.in_transaction:  # inside a read snapshot (_tallied): kept by the caller, if at all
+            return
         try:
             self.con.execute("BEGIN IMMEDIATE")
             self.con.execute("INSERT OR REPLACE INTO cache (key, value) VALUES (?, ?)", (key, orjson.dumps(value)))

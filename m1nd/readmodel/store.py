@@ -11,7 +11,12 @@ Tables:
   byte offset and line count indexed so far, its unfinished tail, and a generation
   number bumped whenever its indexed content changes;
 - `letters`: one row per distinct letter (digest) with the indexed fields;
-- `copies`: where each letter sits (file, line number, byte offset, length);
+- `copies`: where each letter sits (file, line number, byte offset, length) and the
+  generation that put it there; `files.cut_gen` is the last generation that took a
+  copy away (a rewrite, a replaced or deleted file): counts kept since a generation
+  are brought current from the copies added after it, unless a cut came later;
+- `replies`: for every reply (not a mission), each id it answers, and whether it is
+  a receipt: the fate of one letter is one indexed lookup;
 - `malformed`: malformed lines by file and line number;
 - `cache`: aggregates derived from the rest, keyed by the generations they were
   computed from (a shortcut only).
@@ -25,7 +30,9 @@ from __future__ import annotations
 import os
 import sqlite3
 
-SCHEMA_VERSION = 8  # 7: box lines are judged for secrets too (mailbox.md 4); 8: the witness index leaves held letters out
+SCHEMA_VERSION = 9  # 7: box lines are judged for secrets too (mailbox.md 4); 8: the witness index leaves held
+# letters out; 9: copies carry the generation that added them, files the last that cut one, and `replies`
+# indexes who answers what (incremental counts and fates, readmodel/tally.py)
 DB_NAME = "readmodel.sqlite3"
 BUSY_MS = 60_000
 CACHE_KB = 32_000  # SQLite's page cache
@@ -43,7 +50,8 @@ CREATE TABLE IF NOT EXISTS files (
     size INTEGER NOT NULL DEFAULT -1, mtime_ns INTEGER NOT NULL DEFAULT -1,
     offset INTEGER NOT NULL DEFAULT 0, lines INTEGER NOT NULL DEFAULT 0,
     hashes TEXT NOT NULL DEFAULT '[]',
-    tail_line INTEGER, gen INTEGER NOT NULL DEFAULT 0
+    tail_line INTEGER, gen INTEGER NOT NULL DEFAULT 0,
+    cut_gen INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS letters (
     digest BLOB PRIMARY KEY,
@@ -62,10 +70,16 @@ CREATE INDEX IF NOT EXISTS letters_facts ON letters (digest, mission, reply, too
 CREATE INDEX IF NOT EXISTS letters_first ON letters (first_gen);
 CREATE TABLE IF NOT EXISTS copies (
     fid INTEGER NOT NULL, line INTEGER NOT NULL, digest BLOB NOT NULL,
-    offset INTEGER NOT NULL, length INTEGER NOT NULL,
+    offset INTEGER NOT NULL, length INTEGER NOT NULL, gen INTEGER NOT NULL,
     PRIMARY KEY (fid, line)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS copies_digest ON copies (digest, fid);
+CREATE INDEX IF NOT EXISTS copies_gen ON copies (gen);
+CREATE TABLE IF NOT EXISTS replies (
+    target TEXT NOT NULL, digest BLOB NOT NULL, pos INTEGER NOT NULL, receipt INTEGER NOT NULL,
+    PRIMARY KEY (target, digest, pos)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS replies_digest ON replies (digest);
 CREATE TABLE IF NOT EXISTS malformed (
     fid INTEGER NOT NULL, line INTEGER NOT NULL, conflict INTEGER NOT NULL,
     PRIMARY KEY (fid, line)
@@ -89,7 +103,8 @@ CREATE INDEX IF NOT EXISTS case_letters_digest ON case_letters (digest);
 # Secondary indexes: dropped while a new model is first built and made again at the
 # end (sorting once is much faster than keeping them up to date row by row).  A
 # build killed in between gets them back at the next open (SCHEMA makes them).
-SECONDARY = ("letters_id", "letters_newest", "letters_replies", "letters_facts", "letters_first", "copies_digest")
+SECONDARY = ("letters_id", "letters_newest", "letters_replies", "letters_facts", "letters_first", "copies_digest",
+             "copies_gen", "replies_digest")
 
 
 def drop_secondary(con: sqlite3.Connection) -> None:

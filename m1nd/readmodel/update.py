@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import orjson
 
 from m1nd.boxindex import region_hashes
+from m1nd.fates import is_receipt_class
 from m1nd.letters import iter_raw, load
 from m1nd.timefmt import sort_key
 
@@ -111,19 +112,25 @@ class _Removed:
     same transactions as the deletions, so a process killed in between leaves it for
     the next update to collect."""
 
-    def __init__(self, con: sqlite3.Connection) -> None:
+    def __init__(self, con: sqlite3.Connection, fid: int, gen: int) -> None:
         self.con = con
+        self.fid = fid
+        self.gen = gen
 
     def take(self, where: str, args: tuple) -> None:
-        self.con.execute(f"INSERT OR IGNORE INTO removed SELECT digest FROM copies WHERE {where}", args)
-        self.con.execute(f"DELETE FROM copies WHERE {where}", args)
+        self.con.execute(f"INSERT OR IGNORE INTO removed SELECT digest FROM copies WHERE fid = ? AND {where}",
+                         (self.fid, *args))
+        if self.con.execute(f"DELETE FROM copies WHERE fid = ? AND {where}", (self.fid, *args)).rowcount:
+            # counts kept since an earlier generation cannot be brought current by
+            # adding what is new: they are computed again (readmodel/tally.py)
+            self.con.execute("UPDATE files SET cut_gen = ? WHERE fid = ?", (self.gen, self.fid))
 
     def collect(self) -> None:
         if self.con.execute("SELECT 1 FROM removed LIMIT 1").fetchone() is None:
             return
-        self.con.execute(
-            "DELETE FROM letters WHERE digest IN (SELECT r.digest FROM removed r WHERE NOT EXISTS"
-            " (SELECT 1 FROM copies c WHERE c.digest = r.digest))")
+        gone = "SELECT r.digest FROM removed r WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.digest = r.digest)"
+        self.con.execute(f"DELETE FROM replies WHERE digest IN ({gone})")
+        self.con.execute(f"DELETE FROM letters WHERE digest IN ({gone})")
         self.con.execute("DELETE FROM removed")
 
 
@@ -159,10 +166,10 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
         if row is None:
             cur = con.execute("INSERT INTO files (path) VALUES (?)", (path_key(path),))
             row = FileRow(cur.lastrowid, -1, -1, -1, -1, 0, 0, [], None, 0)
-        removed = _Removed(con)
         fid = row.fid
+        removed = _Removed(con, fid, gen)
         if st is None:
-            removed.take("fid = ?", (fid,))
+            removed.take("1", ())
             con.execute("DELETE FROM malformed WHERE fid = ?", (fid,))
             con.execute(
                 "UPDATE files SET dev = -1, ino = -1, size = 0, mtime_ns = -1, offset = 0, lines = 0, hashes = '[]',"
@@ -175,11 +182,11 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
             and region_hashes(fd, row.offset) == row.hashes
         )
         if not grew:
-            removed.take("fid = ?", (fid,))
+            removed.take("1", ())
             con.execute("DELETE FROM malformed WHERE fid = ?", (fid,))
             row.offset, row.lines, row.hashes = 0, 0, []
         else:
-            removed.take("fid = ? AND line > ?", (fid, row.lines))  # a last line that may have grown
+            removed.take("line > ?", (row.lines,))  # a last line that may have grown
             con.execute("DELETE FROM malformed WHERE fid = ? AND line > ?", (fid, row.lines))
         _set_row(con, fid, st, row.offset, row.lines, row.hashes, None, gen)
         # Into a model with no letters yet (a first build), asking which lines are
@@ -263,7 +270,7 @@ def _flush(con, fid: int, batch, gen: int, secret_check, probe: bool = True) -> 
     tail = None
     for (number, start, length, raw, terminated), digest in zip(batch, digests):
         if digest in known:
-            copies.append((fid, number, digest, start, length))
+            copies.append((fid, number, digest, start, length, gen))
             continue
         obj = load(raw)
         if obj is None:
@@ -278,15 +285,20 @@ def _flush(con, fid: int, batch, gen: int, secret_check, probe: bool = True) -> 
         known.add(digest)
         new_letters.append((digest, obj))
         new_raws.append(raw)
-        copies.append((fid, number, digest, start, length))
+        copies.append((fid, number, digest, start, length, gen))
     if new_letters:
         # secret_check: a batch detector (secrets.held_in_batch): index -> kind; "" = checked, none
         held = secret_check(new_raws) if secret_check else None
         con.executemany(_INSERT_LETTER, [
             letter_row(digest, obj, gen, None if held is None else held.get(i, ""))
             for i, (digest, obj) in enumerate(new_letters)])
+        answered = [(target, digest, pos, 1 if is_receipt_class(obj.get("class", "")) else 0)
+                    for digest, obj in new_letters if obj.get("answers") and obj.get("kind") != "mission"
+                    for pos, target in enumerate(obj["answers"])]
+        if answered:
+            con.executemany("INSERT OR IGNORE INTO replies VALUES (?,?,?,?)", answered)
     if copies:
-        con.executemany("INSERT OR REPLACE INTO copies VALUES (?,?,?,?,?)", copies)
+        con.executemany("INSERT OR REPLACE INTO copies VALUES (?,?,?,?,?,?)", copies)
     if malformed:
         con.executemany("INSERT OR REPLACE INTO malformed VALUES (?,?,?)", malformed)
     return tail

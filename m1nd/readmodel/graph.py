@@ -1,0 +1,73 @@
+"""The reply graph of the read model, asked one letter at a time.
+
+A view that shows twenty letters needs the fates of twenty letters, not the whole
+graph: each question is one lookup in the `replies` index (who answers this id,
+and whether as a receipt), within the graph's scope.  After LOOKUPS questions the
+whole graph is loaded once (a document over every letter), so no caller pays a
+lookup per letter of a large mailbox.  Same answers as fates.ReplyGraph.
+"""
+
+from __future__ import annotations
+
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, ReplyGraph
+
+LOOKUPS = 500
+
+
+class ModelGraph:
+    def __init__(self, model, scope, whole) -> None:
+        self._con = model.con
+        self._member = model._member_sql(scope, alias="l")
+        self._whole = whole  # () -> ReplyGraph over the same scope
+        self._graph: ReplyGraph | None = None
+        self._facts: dict[str, tuple[bool, bool, list[str]]] = {}
+        self.markers = tuple(m.lower() for m in model.run.markers)
+        self._external: dict[str, bool] = {}
+
+    def whole(self) -> ReplyGraph:
+        if self._graph is None:
+            self._graph = self._whole()
+        return self._graph
+
+    @property
+    def closed(self) -> frozenset[str]:
+        return self.whole().closed
+
+    @property
+    def picked_up(self) -> frozenset[str]:
+        return self.whole().picked_up
+
+    def _of(self, lid: str) -> tuple[bool, bool, list[str]]:
+        """(answered by a receipt, answered by another reply, the repliers' ids sorted)."""
+        if self._graph is None:
+            known = self._facts.get(lid)
+            if known is not None:
+                return known
+            if len(self._facts) < LOOKUPS:
+                member, margs = self._member
+                rows = self._con.execute(
+                    "SELECT l.id, r.receipt FROM replies r JOIN letters l ON l.digest = r.digest"
+                    " WHERE r.target = ? AND l.mission = 0" + member + " ORDER BY l.id", [lid, *margs]).fetchall()
+                facts = (any(r for _, r in rows), any(not r for _, r in rows), [i for i, _ in rows])
+                self._facts[lid] = facts
+                return facts
+        graph = self.whole()
+        return lid in graph.closed, lid in graph.picked_up, graph.answers_to(lid)
+
+    def state(self, letter) -> str:
+        if self.is_external(letter.tool):
+            return EXTERNAL
+        receipt, other, _ = self._of(letter.id)
+        if receipt:
+            return FIRED_CLAY
+        return IN_FLIGHT if other else WET_INK
+
+    def is_external(self, tool: str) -> bool:
+        known = self._external.get(tool)
+        if known is None:
+            lowered = tool.lower()
+            known = self._external[tool] = any(m in lowered for m in self.markers)
+        return known
+
+    def answers_to(self, letter_id: str) -> list[str]:
+        return list(self._of(letter_id)[2])

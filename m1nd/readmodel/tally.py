@@ -1,0 +1,178 @@
+"""Fate counts kept current from what is new, instead of recomputed over the mailbox.
+
+A count (ReadModel.counts, ReadModel.box_counts) is stored with the generation `g`
+it was computed at.  While no file of the run has lost a copy since `g`
+(`files.cut_gen`), what changed since is exactly the copies added after `g`
+(`copies.gen > g`), and a copy changes the count of at most:
+
+- its own letter (it may have just entered a box, or the union), and
+- the letters whose ids it answers, when it is a reply (their fate may move on).
+
+Each of those letters is counted again as it stood at `g` and as it stands now (a
+copy "stood" at `g` when its generation is not later), and the difference is added.
+So a read after K new letters costs work proportional to K and the replies they
+touch.  A file that lost copies (a rewrite or replacement by git, a deleted box), a
+change of the foreign markers, another set of files, or more new copies than
+MAX_NEW makes the count computed again from the whole mailbox (the caller's
+`full`); it is kept from then on.
+
+The state is the same as fates.ReplyGraph.state: external by tool; else answered
+when a receipt in the graph's scope answers the id; else in flight when another
+reply does; else open ink.
+"""
+
+from __future__ import annotations
+
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK
+
+MAX_NEW = 20_000  # new copies past this: one pass over the mailbox is cheaper than a lookup each
+CHUNK = 900  # bound parameters per statement
+
+FIELDS = (WET_INK, IN_FLIGHT, FIRED_CLAY, EXTERNAL, "open", "open_work", "total", "replies", "misdelivery",
+          "in_flight_work", "answered_work", "external_work")
+
+
+def _contribution(state: str, reply: int, misdelivery: bool) -> dict[str, int]:
+    """What one letter adds to a count (ReadModel._count_rows, one letter at a time)."""
+    work = not reply
+    is_open = state in (WET_INK, IN_FLIGHT)
+    return {WET_INK: state == WET_INK, IN_FLIGHT: state == IN_FLIGHT, FIRED_CLAY: state == FIRED_CLAY,
+            EXTERNAL: state == EXTERNAL, "open": is_open, "open_work": is_open and work, "total": 1,
+            "replies": reply, "misdelivery": misdelivery, "in_flight_work": state == IN_FLIGHT and work,
+            "answered_work": state == FIRED_CLAY and work, "external_work": state == EXTERNAL and work}
+
+
+def _chunks(items: list):
+    for i in range(0, len(items), CHUNK):
+        yield items[i:i + CHUNK]
+
+
+class Scope:
+    """Which letters a count covers: those with a copy in `fids`, and (for the letters
+    of the spool waiting to be filed) none in `none_in`."""
+
+    def __init__(self, fids, none_in=()) -> None:
+        self.fids = frozenset(fids)
+        self.none_in = frozenset(none_in)
+
+    def holds(self, copies: list[tuple[int, int]], at: int | None) -> bool:
+        """Whether a letter with these (fid, gen) copies is in the scope, now (`at`
+        None) or as it stood at generation `at`."""
+        seen = [fid for fid, gen in copies if at is None or gen <= at]
+        return any(f in self.fids for f in seen) and not any(f in self.none_in for f in seen)
+
+
+def usable(model, base: dict | None, fids: list[int]) -> bool:
+    """Whether a stored count can be brought current: the same files, none of which
+    lost a copy since it was computed."""
+    if not base or base.get("fids") != fids or base.get("epoch") != model.epoch:
+        return False
+    marks = ",".join("?" * len(fids)) or "NULL"
+    row = model.con.execute(f"SELECT max(cut_gen) FROM files WHERE fid IN ({marks})", fids).fetchone()
+    return (row[0] or 0) <= base["gen"]
+
+
+def changed_letters(model, gen: int, fids: list[int]) -> dict[bytes, tuple] | None:
+    """The letters (not missions) whose count may differ from generation `gen`:
+    {digest: (id, tool, reply, class)}; None when there are more new copies than
+    MAX_NEW (or when they cannot be told apart)."""
+    con = model.con
+    marks = ",".join("?" * len(fids)) or "NULL"
+    new = [r[0] for r in con.execute(
+        f"SELECT DISTINCT digest FROM copies WHERE gen > ? AND fid IN ({marks}) LIMIT ?", [gen, *fids, MAX_NEW + 1])]
+    if len(new) > MAX_NEW:
+        return None
+    targets: set[str] = set()
+    for part in _chunks(new):
+        targets.update(r[0] for r in con.execute(
+            f"SELECT target FROM replies WHERE digest IN ({','.join('?' * len(part))})", part))
+    rows: dict[bytes, tuple] = {}
+    for part in _chunks(new):
+        for r in con.execute(f"SELECT digest, id, tool, reply, class FROM letters WHERE mission = 0 AND digest IN"
+                             f" ({','.join('?' * len(part))})", part):
+            rows[r[0]] = r[1:]
+    for part in _chunks(sorted(targets)):
+        for r in con.execute(f"SELECT digest, id, tool, reply, class FROM letters WHERE mission = 0 AND id IN"
+                             f" ({','.join('?' * len(part))})", part):
+            rows[r[0]] = r[1:]
+    return rows
+
+
+def _copies_of(con, digests: list[bytes], fids: list[int]) -> dict[bytes, list[tuple[int, int]]]:
+    out: dict[bytes, list[tuple[int, int]]] = {d: [] for d in digests}
+    marks = ",".join("?" * len(fids)) or "NULL"
+    for part in _chunks(digests):
+        for digest, fid, gen in con.execute(
+                f"SELECT digest, fid, gen FROM copies WHERE fid IN ({marks}) AND digest IN ({','.join('?' * len(part))})",
+                [*fids, *part]):
+            out[digest].append((fid, gen))
+    return out
+
+
+class Fates:
+    """The state of given ids within one graph scope, at generation `gen` and now."""
+
+    def __init__(self, model, ids: set[str], graph_scope: Scope, gen: int, fids: list[int]) -> None:
+        con = model.con
+        answering: dict[str, list[tuple[bytes, int]]] = {}
+        for part in _chunks(sorted(ids)):
+            for target, digest, receipt in con.execute(
+                    f"SELECT target, digest, receipt FROM replies WHERE target IN ({','.join('?' * len(part))})", part):
+                answering.setdefault(target, []).append((digest, receipt))
+        copies = _copies_of(con, sorted({d for rs in answering.values() for d, _ in rs}), fids)
+        self.answering = answering
+        self.copies = copies
+        self.scope = graph_scope
+        self.gen = gen
+
+    def state(self, lid: str, external: bool, now: bool) -> str:
+        if external:
+            return EXTERNAL
+        at = None if now else self.gen
+        replied = [receipt for digest, receipt in self.answering.get(lid, ())
+                   if self.scope.holds(self.copies[digest], at)]
+        if any(replied):
+            return FIRED_CLAY
+        return IN_FLIGHT if replied else WET_INK
+
+
+def _external_test(markers):
+    lowered = tuple(m.lower() for m in markers)
+    known: dict[str, bool] = {}
+
+    def external(tool: str) -> bool:  # as fates.ReplyGraph.is_external
+        if tool not in known:
+            low = tool.lower()
+            known[tool] = any(m in low for m in lowered)
+        return known[tool]
+    return external
+
+
+def brought_current(model, base: dict, scopes: dict[str, Scope], graph_scope: Scope | None,
+                    fids: list[int]) -> dict[str, dict[str, int]] | None:
+    """The counts of `base["value"]` (one per scope name) brought from generation
+    `base["gen"]` to now, or None when that is not worth it (see MAX_NEW).
+    `graph_scope` None: each scope's fates come from that scope alone."""
+    gen = base["gen"]
+    rows = changed_letters(model, gen, fids)
+    if rows is None:
+        return None
+    value = {name: dict(counts) for name, counts in base["value"].items()}
+    if not rows:
+        return value
+    copies = _copies_of(model.con, list(rows), fids)
+    ids = {r[0] for r in rows.values()}
+    fates = {name: Fates(model, ids, graph_scope or scope, gen, fids)
+             for name, scope in (scopes.items() if graph_scope is None else [("", graph_scope)])}
+    external = _external_test(model.run.markers)
+    for name, scope in scopes.items():
+        fate = fates["" if graph_scope is not None else name]
+        counts = value[name]
+        for digest, (lid, tool, reply, klass) in rows.items():
+            ext = external(tool)
+            mis = klass == "memory_misdelivery"
+            for now, sign in ((False, -1), (True, 1)):
+                if scope.holds(copies[digest], None if now else gen):
+                    for field, n in _contribution(fate.state(lid, ext, now), reply, mis).items():
+                        counts[field] += sign * n
+    return value

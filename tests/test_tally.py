@@ -1,0 +1,199 @@
+"""Counts kept current from what is new (m1nd/readmodel/tally.py) equal the counts
+computed from the files alone, after any sequence of spool appends, distributions,
+boxes extended, replaced and rewritten by git, replies before and after their
+letters, and the state deleted; and a read after new letters does not count the
+whole mailbox again."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from m1nd.readmodel import ReadModel, open_model, store
+from test_readmodel import SETTINGS, World, apply
+
+OPS = st.sampled_from(["spool", "spool", "spool", "spool", "distribute", "foretell", "arrive", "arrive", "spool-junk", "torn-tail",
+                       "finish-tail", "distribute", "distribute", "box-extend", "box-extend", "box-replace",
+                       "box-rewrite", "box-conflict", "rm-state"])
+
+
+def every_count(model) -> dict:
+    rows, waiting = model.box_counts()
+    return {"union": model.counts(), "boxes": {s.path: c for s, c in rows}, "waiting": waiting,
+            "each box alone": {s.path: model.counts(s) for s in model.readable_boxes()}}
+
+
+def counts_from_the_files(world: World) -> dict:
+    model = ReadModel(world.run(), store.open_memory(), False, [])
+    try:
+        model.refresh()
+        return every_count(model)
+    finally:
+        model.close()
+
+
+@SETTINGS
+@given(data=st.data())
+def test_counts_brought_current_equal_the_counts_computed_from_the_files(tmp_path, data):
+    base = tempfile.mkdtemp(dir=tmp_path)
+    world = World(base)
+    try:
+        for _ in range(data.draw(st.integers(2, 12))):
+            apply(world, data.draw(OPS), data)
+            model = open_model(world.run())
+            try:
+                kept = every_count(model)
+            finally:
+                model.close()
+            assert kept == counts_from_the_files(world)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _world_with_letters(tmp_path, n: int) -> World:
+    import orjson
+
+    world = World(str(tmp_path / "w"))
+    lines = []
+    for i in range(n):
+        letter = {"ts": f"2026-05-01T09:{i % 60:02d}:00Z", "agent": "agent-a", "class": "bug",
+                  "repo": ("repo-a", "repo-b", "all")[i % 3], "tool": "seek", "what": f"letter {i}"}
+        lines.append(orjson.dumps(letter) + b"\n")
+    world.append(world.spool, b"".join(lines))
+    return world
+
+
+def test_a_read_after_new_letters_and_replies_counts_only_what_is_new(tmp_path, monkeypatch):
+    import hashlib
+
+    import orjson
+
+    from m1nd.distribute import distribute
+
+    world = _world_with_letters(tmp_path, 300)
+    distribute(world.run())
+    model = open_model(world.run())
+    every_count(model)  # computed once, over the whole mailbox
+    model.close()
+    first = open(world.spool, "rb").readline().rstrip(b"\n")
+    target = hashlib.sha256(first).hexdigest()[:12]
+    for klass in ("pickup", "triage"):  # in flight, then answered: the fate of an old letter moves on
+        reply = {"ts": "2026-05-02T09:00:00Z", "agent": "agent-b", "class": klass, "repo": "repo-a",
+                 "tool": "seek", "what": f"{klass} of the first", "answers": [target]}
+        world.append(world.spool, orjson.dumps(reply) + b"\n" + orjson.dumps(dict(reply, what="new")) + b"\n")
+        distribute(world.run())
+
+        def whole_mailbox(*args, **kwargs):
+            raise AssertionError("counted the whole mailbox again")
+        with monkeypatch.context() as m:
+            m.setattr(ReadModel, "_count", whole_mailbox)
+            m.setattr(ReadModel, "_box_counts_now", whole_mailbox)
+            model = open_model(world.run())
+            try:
+                kept = every_count(model)
+            finally:
+                model.close()
+        assert kept == counts_from_the_files(world)
+    assert kept["union"]["fired_clay"] == 1 and kept["union"]["total"] == 304
+
+
+def test_a_letter_answered_before_it_is_filed_keeps_its_fate_when_the_filing_is_counted(tmp_path):
+    import hashlib
+
+    import orjson
+
+    from m1nd.distribute import distribute
+
+    world = _world_with_letters(tmp_path, 12)
+    first = open(world.spool, "rb").readline().rstrip(b"\n")
+    target = hashlib.sha256(first).hexdigest()[:12]
+    for klass in ("pickup", "triage"):
+        world.append(world.spool, orjson.dumps({"ts": "2026-05-02T09:00:00Z", "agent": "agent-b", "class": klass,
+                                                "repo": "repo-a", "tool": "seek", "answers": [target]}) + b"\n")
+    model = open_model(world.run())  # counted while everything waits in the spool
+    every_count(model)
+    model.close()
+    distribute(world.run())  # the answered letter and its replies get a second copy each, in a box
+    model = open_model(world.run())
+    try:
+        kept = every_count(model)
+    finally:
+        model.close()
+    assert kept == counts_from_the_files(world)
+    assert kept["union"]["fired_clay"] == 1
+
+
+def test_a_box_rewritten_by_git_is_counted_again_from_the_files(tmp_path):
+    from m1nd.distribute import distribute
+
+    world = _world_with_letters(tmp_path, 30)
+    distribute(world.run())
+    model = open_model(world.run())
+    every_count(model)
+    model.close()
+    box = world.box(0)
+    lines = open(box, "rb").read().splitlines(keepends=True)
+    tmp = box + ".new"
+    with open(tmp, "wb") as fh:  # a checkout of an older commit: fewer letters, a new file
+        fh.write(b"".join(lines[:3]))
+    os.replace(tmp, box)
+    model = open_model(world.run())
+    try:
+        kept = every_count(model)
+    finally:
+        model.close()
+    assert kept == counts_from_the_files(world)
+
+
+KILLED_READ = textwrap.dedent("""
+    import os, sys, time
+    from m1nd.readmodel import ReadModel, open_model, tally
+    from m1nd.run import open_run
+    real = tally.brought_current
+    def slow(*args, **kwargs):
+        out = real(*args, **kwargs)
+        sys.stdout.write("counted\\n"); sys.stdout.flush()
+        time.sleep(60)  # killed here, before the counts are stored
+        return out
+    tally.brought_current = slow
+    run = open_run(home=sys.argv[1], spool=sys.argv[2], extra_roots=sys.argv[3:], cwd=sys.argv[1])
+    model = open_model(run)
+    model.box_counts()
+""")
+
+
+def test_a_read_killed_while_bringing_counts_current_leaves_the_next_one_exact(tmp_path):
+    import orjson
+
+    from m1nd.distribute import distribute
+
+    world = _world_with_letters(tmp_path, 40)
+    distribute(world.run())
+    model = open_model(world.run())
+    every_count(model)
+    model.close()
+    world.append(world.spool, orjson.dumps({"ts": "2026-05-02T09:00:00Z", "agent": "agent-b", "class": "bug",
+                                            "repo": "repo-b", "tool": "seek", "what": "one more"}) + b"\n")
+    distribute(world.run())
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.getcwd(), *sys.path]))
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_READ, world.home, world.spool, *world.roots],
+                            stdout=subprocess.PIPE, env=env)
+    assert proc.stdout.readline() == b"counted\n"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    model = open_model(world.run())
+    try:
+        kept = every_count(model)
+    finally:
+        model.close()
+    assert kept == counts_from_the_files(world)
+    assert kept["union"]["total"] == 41
