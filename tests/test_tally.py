@@ -1,4 +1,5 @@
-"""Counts kept current from what is new (m1nd/readmodel/tally.py) equal the counts
+"""Counts and doctor's facts kept current from what is new (m1nd/readmodel/tally.py,
+ReadModel._grown) equal the ones
 computed from the files alone, after any sequence of spool appends, distributions,
 boxes extended, replaced and rewritten by git, replies before and after their
 letters, and the state deleted; and a read after new letters does not count the
@@ -29,7 +30,10 @@ OPS = st.sampled_from(["spool", "spool", "spool", "spool", "distribute", "forete
 def every_count(model) -> dict:
     rows, waiting = model.box_counts()
     return {"union": model.counts(), "boxes": {s.path: c for s, c in rows}, "waiting": waiting,
-            "each box alone": {s.path: model.counts(s) for s in model.readable_boxes()}}
+            "each box alone": {s.path: model.counts(s) for s in model.readable_boxes()},
+            # doctor's facts of the spool, kept the same way
+            "pairs": model.spool_pairs(), "held": model.held(), "misdelivered": model.spool_misdelivered_days(),
+            "held in boxes": {s.path: model.held_in(s) for s in model.readable_boxes()}}
 
 
 def counts_from_the_files(world: World) -> dict:

@@ -350,15 +350,20 @@ class ReadModel:
     def spool_pairs(self) -> list[tuple[str, str, int, int]]:
         """(brain, repo, letter lines, held lines) per pair over the spool's lines,
         missions included (what distribution counts).  Held: a likely secret."""
-        key = "pairs:" + self._scope_key(self.spool)
-        cached = self._cache_get(key)
-        if cached is None:
-            cached = [list(r) for r in self.con.execute(
+        def compute(since):
+            return [list(r) for r in self.con.execute(
                 "SELECT l.brain, l.repo, count(*), sum(coalesce(l.secret, '') != '') FROM copies c"
-                " JOIN letters l ON l.digest = c.digest WHERE c.fid = ? GROUP BY l.brain, l.repo",
-                (self.spool.fid,))]
-            self._cache_put(key, cached)
-        return [tuple(r) for r in cached]
+                " JOIN letters l ON l.digest = c.digest WHERE c.fid = ? AND c.gen > ? GROUP BY l.brain, l.repo",
+                (self.spool.fid, since))]
+
+        def merge(old, new):
+            total = {(b, r): [n, h] for b, r, n, h in old}
+            for b, r, n, h in new:
+                part = total.setdefault((b, r), [0, 0])
+                part[0] += n
+                part[1] += h
+            return [[b, r, n, h] for (b, r), (n, h) in sorted(total.items())]
+        return [tuple(r) for r in self._grown("pairs", self.spool, compute, merge)]
 
     def plan(self):
         """Where the spool's letters go, as `distribute(run, write=False)` would say
@@ -435,14 +440,10 @@ class ReadModel:
         """(line, id, kind of secret, repo, class) of every spool line held back from a project box."""
         from m1nd.routing import MEDULLA
 
-        key = "held2:" + self._scope_key(self.spool)
-        rows = self._cache_get(key)
-        if rows is None:
-            rows = [list(r) for r in self.con.execute(
-                "SELECT c.line, l.id, l.secret, l.brain, l.repo, l.class FROM copies c JOIN letters l"
-                " ON l.digest = c.digest"
-                " WHERE c.fid = ? AND l.secret IS NOT NULL AND l.secret != '' ORDER BY c.line", (self.spool.fid,))]
-            self._cache_put(key, rows)
+        rows = self._grown("held", self.spool, lambda since: [list(r) for r in self.con.execute(
+            "SELECT c.line, l.id, l.secret, l.brain, l.repo, l.class FROM letters l INDEXED BY letters_secret"
+            " JOIN copies c ON c.digest = l.digest WHERE l.secret IS NOT NULL AND l.secret != ''"
+            " AND c.fid = ? AND c.gen > ? ORDER BY c.line", (self.spool.fid, since))], lambda old, new: old + new)
         resolve = self.run.roots.resolve
         return [(line, lid, kind, repo, klass) for line, lid, kind, brain, repo, klass in rows
                 if resolve(brain, repo).kind != MEDULLA]
@@ -452,21 +453,23 @@ class ReadModel:
         if source.fid is None:
             return []
         return [tuple(r) for r in self.con.execute(
-            "SELECT c.line, l.id, l.secret FROM copies c JOIN letters l ON l.digest = c.digest"
-            " WHERE c.fid = ? AND l.secret IS NOT NULL AND l.secret != '' ORDER BY c.line", (source.fid,))]
+            "SELECT c.line, l.id, l.secret FROM letters l INDEXED BY letters_secret JOIN copies c"
+            " ON c.digest = l.digest WHERE l.secret IS NOT NULL AND l.secret != '' AND c.fid = ? ORDER BY c.line",
+            (source.fid,))]
 
     def spool_misdelivered_days(self) -> dict[str, int]:
         """Distinct misdelivery letters of the spool (missions left out) by the first
         10 characters of their `ts` (doctor's window reads the day from there)."""
-        key = "misdelivered:" + self._scope_key(self.spool)
-        days = self._cache_get(key)
-        if days is None:
-            days = dict(self.con.execute(
+        def compute(since):  # letters whose first copy in the spool came after `since`
+            return dict(self.con.execute(
                 "SELECT substr(l.ts, 1, 10), count(*) FROM letters l WHERE l.class = 'memory_misdelivery'"
-                " AND l.mission = 0 AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)"
-                " GROUP BY 1", (self.spool.fid,)).fetchall())
-            self._cache_put(key, days)
-        return days
+                " AND l.mission = 0 AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?"
+                " AND c.gen > ?) AND NOT EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?"
+                " AND c.gen <= ?) GROUP BY 1", (self.spool.fid, since, self.spool.fid, since)).fetchall())
+
+        def merge(old, new):
+            return {day: old.get(day, 0) + new.get(day, 0) for day in sorted({*old, *new})}
+        return self._grown("misdelivered", self.spool, compute, merge)
 
     def spool_answered(self) -> set[str]:
         """Ids named in the `answers` of some spool letter."""
@@ -637,6 +640,27 @@ class ReadModel:
             "total": sum(total), "replies": total[1], "misdelivery": misdelivery,
             "in_flight_work": flight[0], "answered_work": fired[0], "external_work": ext[0],
         }
+
+    def _grown(self, name: str, source: Source, compute, merge):
+        """A fact of one file kept under `kept:NAME`: `compute(since)` gives it over
+        the copies added after generation `since` (0: all of them); while the file
+        lost no copy, the stored fact is merged with what is new (`merge(old, new)`)
+        instead of computed again.  One read snapshot, as in `_tallied`."""
+        key = f"kept:{name}:{source.fid}"
+        base = self._cache_get(key)
+        fids = self._fids(source)
+        self.con.execute("BEGIN")
+        try:
+            gen = self.generation
+            if tally.usable(self, base, fids):
+                value = base["value"] if base["gen"] == gen else merge(base["value"], compute(base["gen"]))
+            else:
+                value = compute(0)
+        finally:
+            self.con.execute("COMMIT")
+        if base is None or base.get("gen") != gen or base.get("fids") != fids:
+            self._cache_put(key, {"gen": gen, "fids": fids, "epoch": self.epoch, "value": value})
+        return value
 
     def _tallied(self, family: str, fids: list[int], scopes: dict, graph_scope, full) -> dict:
         """Counts per scope name, kept under `tally:FAMILY`, brought current from what

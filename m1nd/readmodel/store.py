@@ -68,6 +68,7 @@ CREATE INDEX IF NOT EXISTS letters_newest ON letters (sortkey, id, digest);
 CREATE INDEX IF NOT EXISTS letters_replies ON letters (reply) WHERE reply = 1;
 CREATE INDEX IF NOT EXISTS letters_facts ON letters (digest, mission, reply, tool, class, id);
 CREATE INDEX IF NOT EXISTS letters_first ON letters (first_gen);
+CREATE INDEX IF NOT EXISTS letters_secret ON letters (digest) WHERE secret IS NOT NULL AND secret != '';
 CREATE TABLE IF NOT EXISTS copies (
     fid INTEGER NOT NULL, line INTEGER NOT NULL, digest BLOB NOT NULL,
     offset INTEGER NOT NULL, length INTEGER NOT NULL, gen INTEGER NOT NULL,
@@ -104,7 +105,7 @@ CREATE INDEX IF NOT EXISTS case_letters_digest ON case_letters (digest);
 # end (sorting once is much faster than keeping them up to date row by row).  A
 # build killed in between gets them back at the next open (SCHEMA makes them).
 SECONDARY = ("letters_id", "letters_newest", "letters_replies", "letters_facts", "letters_first", "copies_digest",
-             "copies_gen", "replies_digest")
+             "copies_gen", "replies_digest", "letters_secret")
 
 
 def drop_secondary(con: sqlite3.Connection) -> None:
