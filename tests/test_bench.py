@@ -19,6 +19,7 @@ def test_a_tiny_benchmark_run_prints_every_operation_with_its_ratio(tmp_path):
         "`m1nd sweep` (human, nothing new)", "`m1nd box repo-001`", "`m1nd show ID`", "`m1nd doctor`",
         "re-run, nothing new", "re-run after 1,000 new letters",
         "`m1nd hook run post-checkout`, nothing new, 400-letter box",
+        "`m1nd hook run post-checkout` after 1 new letter, 400-letter box",
     ] + [f"{read} {when}" for read in ("`m1nd sweep`", "`m1nd box repo-001`", "`m1nd show ID`", "`m1nd doctor`",
                                   "`m1nd cases`", "`m1nd report --since`")
          for when in ("right after 1 new letter", "right after 20 new letters", "with nothing new")]
