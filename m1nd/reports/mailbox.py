@@ -47,7 +47,7 @@ class Union:
     labels: list[str]  # readable boxes, run order
     problems: list[str]
     malformed: int
-    _pending: dict[str, str] = field(default_factory=dict)
+    _pending: dict[tuple, str] = field(default_factory=dict)
     _rows: dict[str, object] = field(default_factory=dict)
 
     _graph: object = None
@@ -59,9 +59,14 @@ class Union:
         return self._graph
 
     def letter(self, digest: str):
-        row = self._rows.get(digest)
-        if row is None and digest not in self._rows:
-            row = self._rows[digest] = self.model.by_digest(digest)
+        """The letter's row; the last few asked for are kept (freezing asks for each
+        letter a few times in a row), never the whole period."""
+        rows = self._rows
+        if digest in rows:
+            return rows[digest]
+        if len(rows) >= 64:
+            rows.clear()
+        row = rows[digest] = self.model.by_digest(digest)
         return row
 
     def holders(self, digest: str) -> list[str] | None:
@@ -73,9 +78,11 @@ class Union:
         return [loc.label for loc in locations if loc.kind != "spool"]
 
     def pending_name(self, digest: str) -> str:
-        name = self._pending.get(digest)
+        letter = self.letter(digest)
+        key = (letter.brain, letter.repo)  # the name depends on the route alone: one per repository
+        name = self._pending.get(key)
         if name is None:
-            name = self._pending[digest] = _pending_name(self.run, self.letter(digest))
+            name = self._pending[key] = _pending_name(self.run, letter)
         return name
 
     _counts: object = None
