@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from itertools import islice
 
 from m1nd import ledger
 from m1nd.fates import IN_FLIGHT, WET_INK
@@ -23,6 +24,7 @@ from m1nd.routing import MEDULLA, PENDING
 from m1nd.run import Run
 
 WAITING = "waiting"
+RECORD_BATCH = 10_000  # letters offered to the coverage ledger at a time
 
 
 def _sync_path(run: Run) -> str:
@@ -128,9 +130,10 @@ def _pending_name(run: Run, letter) -> str:
     return "medulla (not filed yet)"
 
 
-def observe(run: Run, observed_at: str) -> tuple[Union, list[ledger.Entry]]:
+def observe(run: Run, observed_at: str) -> tuple[Union, int]:
     """Bring the read model current and record every letter it holds that the ledger
-    may not have yet (those indexed since the last synced generation)."""
+    may not have yet (those indexed since the last synced generation); the number of
+    letters recorded now."""
     from m1nd.readmodel import open_model
 
     with lock_for(run.paths.locks, "ledger-sync", run.paths.home):
@@ -139,10 +142,16 @@ def observe(run: Run, observed_at: str) -> tuple[Union, list[ledger.Entry]]:
         model = open_model(run)
         epoch, generation = model.epoch, model.generation
         synced = _synced(run, epoch) if model.persistent else 0
-        added: list[ledger.Entry] = []
+        added = 0
         if generation > synced or synced == 0:
             rows = model.letters(where="l.first_gen > ?", args=(synced,))
-            added = ledger.record(run.paths, ((r.id, r.digest) for r in rows), observed_at, create_home=True)
+            # in batches: after the state was deleted this offers every letter, and the
+            # ledger holds what it is offered in memory
+            while True:
+                batch = [(r.id, r.digest) for r in islice(rows, RECORD_BATCH)]
+                if not batch:
+                    break
+                added += len(ledger.record(run.paths, batch, observed_at, create_home=True))
             if model.persistent:
                 try:
                     ensure_dir(run.paths.state)
