@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+from itertools import islice
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -318,7 +319,9 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
         # The ledger offset after this report: up to the first entry left for later.
         offset_after, accounted_after, left = None, [], False
         previous_end = offset_before
-        for line_end, e in lines:
+        itemized = (lambda e: e.digest not in done and e.observed_at < end_s
+                    and not ((kind == MANUAL or bootstrap) and e.observed_at < start_s))
+        for line_end, e in _prefetched(union, lines, itemized):
             line_start, previous_end = previous_end, line_end
             accounted = False
             if e.digest in done:
@@ -431,6 +434,18 @@ def _head(run: Run, profile: Profile, union: Union, state: store.State, run_id: 
         # deliveries past max_attempts, waiting for `m1nd report deliver --retry`
         "failed_deliveries": state.failed(profile.max_attempts),
     }
+
+
+def _prefetched(union: Union, lines, itemized, size: int = 500):
+    """The ledger's lines, the letters of each batch that may be itemized read in one
+    query before it is handed out."""
+    it = iter(lines)
+    while True:
+        batch = list(islice(it, size))
+        if not batch:
+            return
+        union.prefetch([e.digest for _, e in batch if itemized(e)])
+        yield from batch
 
 
 def _pages_of(entries: list[dict], run_id: str) -> list[dict]:

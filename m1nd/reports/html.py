@@ -33,7 +33,12 @@ def csp(style: str) -> str:
 
 
 def e(value) -> str:
-    return escape(render.plain(str(value)), quote=True)
+    return _e(str(value))
+
+
+@lru_cache(maxsize=8192)  # a report repeats its states, classes, tools and agents on every line
+def _e(text: str) -> str:
+    return escape(render.plain(text), quote=True)
 
 
 def chart(head: dict, tally: render.Tally) -> str:

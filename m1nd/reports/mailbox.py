@@ -60,9 +60,25 @@ class Union:
             self._graph = self.model.graph()
         return self._graph
 
+    _batch: dict[str, object] = field(default_factory=dict)
+
+    def prefetch(self, digests: list[str]) -> None:
+        """Read these letters' rows in one query (freezing asks for a batch of ledger
+        entries at a time); the previous batch is let go.  A letter the union does
+        not list is read on its own when asked for, as before."""
+        self._batch = {}
+        if digests:
+            marks = ",".join("?" * len(digests))
+            for row in self.model.letters(missions=True, where=f"l.digest IN ({marks})",
+                                          args=tuple(bytes.fromhex(d) for d in digests)):
+                self._batch[row.digest] = row
+
     def letter(self, digest: str):
         """The letter's row; the last few asked for are kept (freezing asks for each
         letter a few times in a row), never the whole period."""
+        found = self._batch.get(digest)
+        if found is not None:
+            return found
         rows = self._rows
         if digest in rows:
             return rows[digest]

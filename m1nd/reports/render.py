@@ -8,6 +8,7 @@ and control characters are written as `\\xNN`; newlines never start a line.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import groupby
 from typing import Iterator
 
@@ -34,6 +35,7 @@ def plain(text: str) -> str:
     return safe(text.replace("\r\n", "\n"), tab="\\x09")
 
 
+@lru_cache(maxsize=8192)  # a report repeats its states, classes, tools and agents on every line
 def md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", plain(text))
 
