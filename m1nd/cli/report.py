@@ -106,15 +106,41 @@ def _print_outcome(outcome) -> None:
     else:
         shown = False
         for d in outcome.deliveries:
-            if d.markdown:
-                output.emit_text(d.markdown.decode("utf-8"))
+            if d.markdown is not None:
+                _emit_chunks(d.markdown_chunks())
                 shown = True
             if d.status == "failed":
                 output.error_line(f"report {d.run_id} not delivered to {d.sink}: {d.message} (it stays in the outbox)")
         if not shown and outcome.prepared is not None:
-            from m1nd.reports.render import markdown
+            from m1nd.reports.render import markdown_chunks
 
-            output.emit_text(markdown(outcome.prepared.frozen).decode("utf-8"))
+            _emit_chunks(markdown_chunks(outcome.prepared.frozen))
+
+
+def _emit_chunks(chunks) -> None:
+    """`output.emit_text` of the UTF-8 text these chunks make, written a run of whole
+    lines at a time (a report's Markdown may be large)."""
+    rest, last = b"", b""
+    for chunk in chunks:
+        data = rest + chunk
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            _write_lines(data[:cut].decode("utf-8"))
+            last = data[cut - 1:cut]
+        rest = data[cut:]
+    if rest or last != b"\n":  # emit_text ends what it prints with a newline
+        output.emit_text(rest.decode("utf-8"))
+
+
+def _write_lines(text: str) -> None:
+    """What `output.emit_text` writes for whole lines (it is character by character)."""
+    import sys
+
+    from m1nd.safetext import safe_lines
+
+    sys.stdout.flush()
+    sys.stdout.buffer.write(safe_lines(text).encode("utf-8", "surrogateescape"))
+    sys.stdout.flush()
 
 
 def _opts(ctx, **given):

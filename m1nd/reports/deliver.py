@@ -11,20 +11,23 @@ written again; a command that may have run before a crash is told the same key.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
+from typing import Iterator
 
 import orjson
 
 from m1nd.clock import stamp
 from m1nd.errors import M1ndError, UsageError
-from m1nd.fsutil import atomic_write
+from m1nd.fsutil import TEMP_PREFIX, atomic_write, fsync_dir, write_all
 from m1nd.paths import Paths, absolute, ensure_dir
 from m1nd.reports import store
 from m1nd.reports.faults import crash
-from m1nd.reports.formats import artifacts
+from m1nd.reports.formats import streams
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -80,14 +83,78 @@ class SinkFailed(Exception):
     pass
 
 
-def _to_directory(sink: Sink, frozen: store.Frozen, files: dict[str, bytes], key: str) -> bool:
+class Staged:
+    """A report's artifacts rendered once, each into an unnamed temporary file beside
+    the frozen runs (never all in memory), with their digests."""
+
+    def __init__(self, paths: Paths, frozen: store.Frozen) -> None:
+        self.files: dict[str, object] = {}
+        self.want: dict[str, str] = {}
+        try:
+            for name, chunks in streams(frozen):
+                fh = self.files[name] = tempfile.TemporaryFile(dir=store.runs_dir(paths))
+                digest = hashlib.sha256()
+                for chunk in chunks:
+                    digest.update(chunk)
+                    fh.write(chunk)
+                fh.flush()
+                self.want[name] = digest.hexdigest()
+        except BaseException:
+            self.close()
+            raise
+
+    def chunks(self, name: str) -> Iterator[bytes]:
+        fh = self.files[name]
+        fh.seek(0)
+        yield from iter(lambda: fh.read(CHUNK), b"")
+
+    def close(self) -> None:
+        for fh in self.files.values():
+            fh.close()
+
+
+CHUNK = 1 << 20
+
+
+def _digest_of(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_file(path: str, chunks: Iterator[bytes], mode: int) -> None:
+    """atomic_write of a stream: a temp file in the same directory, fsync, rename over, fsync the directory."""
+    directory = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=directory)
+    try:
+        for chunk in chunks:
+            write_all(fd, chunk)
+        os.fchmod(fd, mode)
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(directory)
+
+
+def _to_directory(sink: Sink, frozen: store.Frozen, staged: Staged, key: str) -> bool:
     """Write and verify; True when the artifacts were already there (nothing written)."""
     try:
         ensure_dir(sink.target)
     except OSError as exc:
         raise SinkFailed(f"cannot create {sink.target}: {exc.strerror}") from None
     run_id = frozen.run_id
-    want = {name: store.sha256(data) for name, data in files.items()}
+    want = staged.want
     manifest = {"run_id": run_id, "key": key, "digest": frozen.digest, "artifacts": want}
     manifest_bytes = orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
     manifest_path = os.path.join(sink.target, f"{run_id}.manifest.json")
@@ -98,9 +165,8 @@ def _to_directory(sink: Sink, frozen: store.Frozen, files: dict[str, bytes], key
                 if fh.read() != manifest_bytes:
                     return False
             for name, digest in want.items():
-                with open(os.path.join(sink.target, name), "rb") as fh:
-                    if store.sha256(fh.read()) != digest:
-                        return False
+                if _digest_of(os.path.join(sink.target, name)) != digest:
+                    return False
         except OSError:
             return False
         return True
@@ -108,8 +174,8 @@ def _to_directory(sink: Sink, frozen: store.Frozen, files: dict[str, bytes], key
     if read_back():
         return True
     try:
-        for i, (name, data) in enumerate(files.items()):
-            atomic_write(os.path.join(sink.target, name), data, mode=0o600)
+        for i, name in enumerate(want):
+            _write_file(os.path.join(sink.target, name), staged.chunks(name), 0o600)
             if i == 0:
                 crash("deliver-dir-mid")
         atomic_write(manifest_path, manifest_bytes, mode=0o600)
@@ -120,16 +186,18 @@ def _to_directory(sink: Sink, frozen: store.Frozen, files: dict[str, bytes], key
     return False
 
 
-def _to_command(sink: Sink, frozen: store.Frozen, markdown: bytes, key: str, timeout: float) -> None:
+def _to_command(sink: Sink, frozen: store.Frozen, markdown, key: str, timeout: float) -> None:
+    """`markdown`: a file holding the Markdown, given to the command as its stdin."""
     env = dict(os.environ, M1ND_REPORT_KEY=key, M1ND_REPORT_RUN_ID=frozen.run_id, M1ND_REPORT_DIGEST=frozen.digest)
     env.pop("M1ND_TEST_CRASH", None)
+    markdown.seek(0)
     try:
-        proc = subprocess.Popen(["/bin/sh", "-c", sink.target], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        proc = subprocess.Popen(["/bin/sh", "-c", sink.target], stdin=markdown, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, env=env, start_new_session=True)
     except OSError as exc:
         raise SinkFailed(f"cannot run {sink.target!r}: {exc.strerror}") from None
     try:
-        _, err = proc.communicate(markdown, timeout=timeout)
+        _, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -150,7 +218,12 @@ class Delivery:
     key: str
     verified: bool
     message: str = ""
-    markdown: bytes = b""
+    # a delivered report's Markdown, as a file to print from (the report may be large)
+    markdown: object = None
+
+    def markdown_chunks(self) -> Iterator[bytes]:
+        self.markdown.seek(0)
+        yield from iter(lambda: self.markdown.read(CHUNK), b"")
 
     def as_json(self) -> dict:
         out = {"run_id": self.run_id, "status": self.status, "sink": self.sink, "key": self.key,
@@ -196,16 +269,17 @@ def deliver(paths: Paths, profile: str, default: Sink, now, timeout: float | Non
         except M1ndError as exc:
             results.append(Delivery(run_id, "failed", sink.name, key, False, exc.message))
             continue
-        files = artifacts(frozen)
-        markdown = files[f"{run_id}.md"]
+        staged = Staged(paths, frozen)
+        markdown = staged.files[f"{run_id}.md"]
         try:
             if sink.kind == "dir":
-                already = _to_directory(sink, frozen, files, key)
+                already = _to_directory(sink, frozen, staged, key)
                 verified = True
             else:
                 _to_command(sink, frozen, markdown, key, timeout or timeout_seconds())
                 already, verified = False, False
         except SinkFailed as exc:
+            staged.close()
             state.attempts[tries] = state.attempts.get(tries, 0) + 1
             store.save_state(paths, profile, state)
             left = max_attempts - state.attempts[tries]
@@ -223,6 +297,9 @@ def deliver(paths: Paths, profile: str, default: Sink, now, timeout: float | Non
             "verified": verified, "delivered_at": stamp(now),
         })
         store.save_state(paths, profile, state)
+        for name, fh in staged.files.items():
+            if fh is not markdown:
+                fh.close()
         results.append(Delivery(run_id, "already-delivered" if already else "delivered", sink.name, key,
                                 verified, markdown=markdown))
     return results

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+from itertools import islice
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -26,6 +27,7 @@ from m1nd.reports import calendar, store, updates
 from m1nd.reports.faults import crash
 from m1nd.reports.mailbox import WAITING, Union, observe
 from m1nd.reports.profiles import Profile, policy_digest
+from m1nd.reports.spill import LedgerLines, Spill
 from m1nd.run import Run
 
 PAGE_SIZE = 100
@@ -88,6 +90,18 @@ def classify(start: datetime, end: datetime, profile: Profile) -> str:
     return PARTIAL if start > before else CATCH_UP
 
 
+_WANTED: dict[tuple, dict[str, str]] = {}
+
+
+def _wanted(order: list[str]) -> dict[str, str]:
+    """{lowercased label: label} of the profile's boxes (asked once per letter: kept)."""
+    key = tuple(order)
+    found = _WANTED.get(key)
+    if found is None:
+        found = _WANTED[key] = {label.lower(): label for label in order}
+    return found
+
+
 def _resolves_to(run: Run, union: Union, digest: str, order: list[str]) -> str:
     """The profile box a letter not filed yet will go to, else WAITING (its
     repository is not on this machine, or the box is not this profile's)."""
@@ -95,8 +109,7 @@ def _resolves_to(run: Run, union: Union, digest: str, order: list[str]) -> str:
     route = run.roots.resolve(letter.brain, letter.repo)
     label = route.root.label if getattr(route, "root", None) is not None else (
         "medulla" if route.kind == "medulla" else None)
-    wanted = {b.lower(): b for b in order}
-    return wanted.get(label.lower(), WAITING) if label else WAITING
+    return _wanted(order).get(label.lower(), WAITING) if label else WAITING
 
 
 def _holder(union: Union, digest: str, order: list[str]) -> str | None:
@@ -107,7 +120,7 @@ def _holder(union: Union, digest: str, order: list[str]) -> str | None:
         return None
     if not holders:
         return WAITING
-    wanted = {label.lower(): label for label in order}
+    wanted = _wanted(order)
     for label in holders:
         if label.lower() in wanted:
             return wanted[label.lower()]
@@ -174,15 +187,23 @@ def _sort(entries: list[dict], order: dict[str, int]) -> None:
     entries.sort(key=lambda e: (order[e["box"]], rank[e["state"]]))
 
 
-def _summary(union: Union, boxes: list[str], entries: list[dict], missing: set[str]) -> list[dict]:
+def _counts(entries) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+    """New per box, and the chart's split of New: letters by state, replies apart (work done, never open)."""
     new: dict[str, int] = {}
-    for e in entries:
-        new[e["box"]] = new.get(e["box"], 0) + 1
-    # The chart's split of New: letters by state, replies apart (work done, never open).
     split: dict[str, dict[str, int]] = {}
     for e in entries:
-        part = split.setdefault(e["box"], {**{s: 0 for s in STATES}, "reply": 0})
-        part["reply" if e["reply"] else e["state"]] += 1
+        _count(new, split, e)
+    return new, split
+
+
+def _count(new: dict[str, int], split: dict[str, dict[str, int]], e: dict) -> None:
+    new[e["box"]] = new.get(e["box"], 0) + 1
+    part = split.setdefault(e["box"], {**{s: 0 for s in STATES}, "reply": 0})
+    part["reply" if e["reply"] else e["state"]] += 1
+
+
+def _summary(union: Union, boxes: list[str], new: dict[str, int], split: dict[str, dict[str, int]],
+             missing: set[str]) -> list[dict]:
     current = union.box_summary()
     zero = {"open": 0, "in_flight": 0, "answered": 0, "external": 0}
     rows = []
@@ -286,16 +307,21 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
 
         order = boxes + [WAITING]
         missing = {b for b in boxes if b.lower() not in {label.lower() for label in union.labels}}
-        entries: list[dict] = []
-        digests: list[str] = []
+        box_rank = {label: i for i, label in enumerate(order)}
+        state_rank = {s: i for i, s in enumerate(STATES)}
+        spill = Spill(PAGE_SIZE)  # the period's entries in report order, on disk: never all in memory
+        new: dict[str, int] = {}
+        split: dict[str, dict[str, int]] = {}
         not_itemized = deferred = 0
         offset_before = state.ledger_offset if kind == SCHEDULED else 0
         done = set(state.accounted_after) if kind == SCHEDULED else set()
-        lines, ledger_end = ledger.read_from(paths, offset_before)
+        lines = LedgerLines(paths, offset_before)
         # The ledger offset after this report: up to the first entry left for later.
-        offset_after, accounted_after, left = ledger_end, [], False
+        offset_after, accounted_after, left = None, [], False
         previous_end = offset_before
-        for line_end, e in lines:
+        itemized = (lambda e: e.digest not in done and e.observed_at < end_s
+                    and not ((kind == MANUAL or bootstrap) and e.observed_at < start_s))
+        for line_end, e in _prefetched(union, lines, itemized):
             line_start, previous_end = previous_end, line_end
             accounted = False
             if e.digest in done:
@@ -315,15 +341,18 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
                     in_box = box != WAITING
                     if not in_box:
                         box = _resolves_to(run, union, e.digest, boxes)
-                    entries.append(_entry(union, e, box, in_box))
+                    entry = _entry(union, e, box, in_box)
+                    spill.add(box_rank[entry["box"]], state_rank[entry["state"]], entry)
+                    _count(new, split, entry)
                     accounted = True
             if accounted and e.digest not in done:
-                digests.append(e.digest)
+                spill.account(e.digest)
             if not accounted and not left:
                 offset_after, left = line_start, True
             elif accounted and left:
                 accounted_after.append(e.digest)
-        _sort(entries, {label: i for i, label in enumerate(order)})
+        if offset_after is None:
+            offset_after = lines.end
 
         classification = MANUAL if kind == MANUAL else classify(start, end, profile)
         update = None
@@ -332,12 +361,15 @@ def prepare(run: Run, profile: Profile, now: datetime, since: datetime | None = 
             update = {"before": found.before, "after": found.after,
                       # a first report looks back as far as its period (at most 7 days)
                       "triggers": _trigger_entries(run, union, found, boxes, order, start_s if bootstrap else None)}
-        head = _head(run, profile, union, state, run_id, kind, classification, start, end, now, entries, boxes,
+        head = _head(run, profile, union, state, run_id, kind, classification, start, end, now,
+                     (spill.count, spill.pages, new, split), boxes,
                      missing, policy, pdigest, not_itemized=not_itemized, deferred=deferred, bootstrap=bootstrap,
                      ledger_before=offset_before, ledger_after=offset_after, accounted_after=accounted_after,
                      update=update)
-        pages = head.pop("_pages")
-        store.write_frozen(paths, run_id, head, pages, digests, crash=crash)
+        try:
+            store.write_frozen(paths, run_id, head, spill.page_lines(run_id), spill.digests(), crash=crash)
+        finally:
+            spill.close()
         crash("prepare-after-freeze")
         frozen = store.load_frozen(paths, run_id)
         return Prepared(frozen, False)
@@ -365,15 +397,14 @@ def _reasons(union: Union, missing: set[str], not_itemized: int, deferred: int, 
 
 
 def _head(run: Run, profile: Profile, union: Union, state: store.State, run_id: str, kind: str,
-          classification: str, start: datetime, end: datetime, now: datetime, entries: list[dict],
+          classification: str, start: datetime, end: datetime, now: datetime, tally: tuple,
           boxes: list[str], missing: set[str], policy: dict, pdigest: str, *, not_itemized: int = 0,
           deferred: int = 0, bootstrap: bool = False, ledger_before: int, ledger_after: int,
           accounted_after: list[str], update: dict | None) -> dict:
-    """The frozen head (and, under `_pages`, the pages cut from `entries`)."""
+    """The frozen head; `tally` is (entries, pages, new per box, the split of New per box)."""
     start_s, end_s = stamp(start), stamp(end)
     reasons = _reasons(union, missing, not_itemized, deferred, start_s)
-    pages = [{"run_id": run_id, "number": i // PAGE_SIZE + 1, "entries": entries[i:i + PAGE_SIZE]}
-             for i in range(0, len(entries), PAGE_SIZE)]
+    n_entries, n_pages, new, split = tally
     zone = profile.zone
     return {
         "schema": HEAD_SCHEMA,
@@ -395,15 +426,31 @@ def _head(run: Run, profile: Profile, union: Union, state: store.State, run_id: 
         "not_itemized": not_itemized,
         "deferred": deferred,
         "coverage": {"status": "incomplete" if reasons else "complete", "reasons": reasons},
-        "summary": _summary(union, boxes, entries, missing),
-        "entries": len(entries),
-        "pages": len(pages),
+        "summary": _summary(union, boxes, new, split, missing),
+        "entries": n_entries,
+        "pages": n_pages,
         "next_boundary": (lambda b: stamp(b) if b else None)(calendar.next_after(end, profile.rules, zone)),
         "update": update,
         # deliveries past max_attempts, waiting for `m1nd report deliver --retry`
         "failed_deliveries": state.failed(profile.max_attempts),
-        "_pages": pages,
     }
+
+
+def _prefetched(union: Union, lines, itemized, size: int = 500):
+    """The ledger's lines, the letters of each batch that may be itemized read in one
+    query before it is handed out."""
+    it = iter(lines)
+    while True:
+        batch = list(islice(it, size))
+        if not batch:
+            return
+        union.prefetch([e.digest for _, e in batch if itemized(e)])
+        yield from batch
+
+
+def _pages_of(entries: list[dict], run_id: str) -> list[dict]:
+    return [{"run_id": run_id, "number": i // PAGE_SIZE + 1, "entries": entries[i:i + PAGE_SIZE]}
+            for i in range(0, len(entries), PAGE_SIZE)]
 
 
 def _trigger_entries(run: Run, union: Union, found: updates.Found, boxes: list[str], order: list[str],
@@ -455,10 +502,11 @@ def prepare_update(run: Run, profile: Profile, now: datetime) -> Prepared | None
             return Prepared(existing, True)
         missing = {b for b in boxes if b.lower() not in {label.lower() for label in union.labels}}
         update = {"before": found.before, "after": found.after, "triggers": entries}
-        head = _head(run, profile, union, state, run_id, UPDATE, UPDATE, start, now, now, entries, boxes, missing,
+        pages = _pages_of(entries, run_id)  # an update's entries are its triggers: few
+        head = _head(run, profile, union, state, run_id, UPDATE, UPDATE, start, now, now,
+                     (len(entries), len(pages), *_counts(entries)), boxes, missing,
                      policy, pdigest, ledger_before=state.ledger_offset, ledger_after=state.ledger_offset,
                      accounted_after=state.accounted_after, update=update)
-        pages = head.pop("_pages")
         store.write_frozen(paths, run_id, head, pages, [e["digest"] for e in entries], crash=crash)
         return Prepared(store.load_frozen(paths, run_id), False)
     finally:

@@ -13,6 +13,7 @@ import hashlib
 from functools import lru_cache
 from html import escape
 from importlib import resources
+from typing import Iterator
 
 from m1nd.reports import render, store
 
@@ -32,13 +33,18 @@ def csp(style: str) -> str:
 
 
 def e(value) -> str:
-    return escape(render.plain(str(value)), quote=True)
+    return _e(str(value))
 
 
-def chart(head: dict) -> str:
+@lru_cache(maxsize=8192)  # a report repeats its states, classes, tools and agents on every line
+def _e(text: str) -> str:
+    return escape(render.plain(text), quote=True)
+
+
+def chart(head: dict, tally: render.Tally) -> str:
     """Stacked bars: the period's new letters per box, split by state."""
     rows = head["summary"]
-    counts = {r["box"]: render.new_split(r, head.get("_entries", ())) for r in rows}
+    counts = {r["box"]: tally.new_split(r) for r in rows}
     width, label_w, bar_w, row_h = 400, 0, 340, 46
     biggest = max([sum(counts.get(r["box"], {}).values()) for r in rows] + [1])
     height = 16 + row_h * max(len(rows), 1)
@@ -81,41 +87,51 @@ def _summary_table(head: dict) -> str:
             f"<td>{t['answered']}</td><td>{t['external']}</td></tr></tfoot></table></div>")
 
 
-def _ledger(head: dict, entries: list[dict]) -> str:
+def _ledger(head: dict, tally: render.Tally) -> Iterator[str]:
     out = ['<section class="ledger-section"><h2>Ledger</h2>']
-    if not entries:
+    if not head["entries"]:
         out.append('<p class="empty">No new letters in this period.</p>')
-    for row, items in render.boxes_in_order(head, entries):
-        if not items:
-            continue
-        out.append(f"<h3>{e(render.label_of(row))} · {e(render.plural(len(items), 'letter'))}</h3><ul class=\"ledger\">")
+    for row, count, items in tally.boxes():
+        out.append(f"<h3>{e(render.label_of(row))} · {e(render.plural(count, 'letter'))}</h3><ul class=\"ledger\">")
         for item in items:
-            f = dict(render.entry_fields(item))
-            if item.get("held"):  # itemized as held: never its text
-                out.append(f'<li class="{e(item["state"])} held"><span class="state {e(item["state"])}">'
-                           f'{e(item["state"])}</span> <span class="what">{e(f["outcome"])}</span>'
-                           f'<div class="meta">{e(f["ts"])} · <code>{e(item["id"])}</code></div></li>')
-                continue
-            meta = " · ".join(e(x) for x in (f["class"], f["tool"], f["agent"], f["ts"]))
-            extra = f" · waits for {e(f['waits for'])}" if "waits for" in f else ""
-            extra += f" · case {e(f['case'])}" if "case" in f else ""
-            reply = item["reply"]
-            tag = '<span class="tag">reply</span>' if reply else ""
-            tag += f'<span class="tag">{e(f["trigger"])}</span>' if "trigger" in f else ""
-            out.append(
-                f'<li class="{e(item["state"])}{" reply" if reply else ""}"><span class="state {e(item["state"])}">'
-                f'{e(item["state"])}</span>{tag} '
-                f'<span class="what">{e(f["what"])}</span><div class="meta">{meta} · <code>{e(item["id"])}</code>'
-                f' · {e(f["outcome"])}{extra}</div></li>')
+            out.append(_item(item))
+            if len(out) >= 1000:
+                yield "".join(out)
+                out = []
         out.append("</ul>")
     out.append("</section>")
-    return "".join(out)
+    yield "".join(out)
 
 
-def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
-    head = dict(frozen.head)
-    entries = frozen.entries
-    head["_entries"] = entries
+def _item(item: dict) -> str:
+    f = dict(render.entry_fields(item))
+    if item.get("held"):  # itemized as held: never its text
+        return (f'<li class="{e(item["state"])} held"><span class="state {e(item["state"])}">'
+                f'{e(item["state"])}</span> <span class="what">{e(f["outcome"])}</span>'
+                f'<div class="meta">{e(f["ts"])} · <code>{e(item["id"])}</code></div></li>')
+    meta = " · ".join(e(x) for x in (f["class"], f["tool"], f["agent"], f["ts"]))
+    extra = f" · waits for {e(f['waits for'])}" if "waits for" in f else ""
+    extra += f" · case {e(f['case'])}" if "case" in f else ""
+    reply = item["reply"]
+    tag = '<span class="tag">reply</span>' if reply else ""
+    tag += f'<span class="tag">{e(f["trigger"])}</span>' if "trigger" in f else ""
+    return (f'<li class="{e(item["state"])}{" reply" if reply else ""}"><span class="state {e(item["state"])}">'
+            f'{e(item["state"])}</span>{tag} '
+            f'<span class="what">{e(f["what"])}</span><div class="meta">{meta} · <code>{e(item["id"])}</code>'
+            f' · {e(f["outcome"])}{extra}</div></li>')
+
+
+_LEDGER = "\x00ledger\x00"  # where the ledger goes in the page (a NUL is never in a page: e() escapes it)
+
+
+def page(frozen: store.Frozen, markdown_digest: str, tally: render.Tally | None = None) -> bytes:
+    return b"".join(page_chunks(frozen, markdown_digest, tally))
+
+
+def page_chunks(frozen: store.Frozen, markdown_digest: str, tally: render.Tally | None = None) -> Iterator[bytes]:
+    """The page, its ledger written a batch of entries at a time."""
+    tally = tally or render.Tally(frozen)
+    head = frozen.head
     style = stylesheet()
     cov = head["coverage"]
     complete = cov["status"] == "complete"
@@ -163,15 +179,15 @@ def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
 </header>
 <div class="top">
 <section class="card" aria-label="Summary">{_summary_table(head)}</section>
-<section class="card" aria-label="Chart"><h2>New this period, by state</h2>{chart(head)}
+<section class="card" aria-label="Chart"><h2>New this period, by state</h2>{chart(head, tally)}
 <ul class="legend">{''.join(f'<li><span class="dot {s}"></span>{e(render.STATE_WORD[s])}</li>' for s in STATES)}<li><span class="dot reply"></span>reply</li></ul></section>
 </div>
 <p class="meta">Open counts open work: replies (pickups and receipts) are listed as replies to their letters and never counted open.</p>
 {update}
-{_ledger(head, entries)}
+{_LEDGER}
 <section class="status"><h2>Status</h2>
 <p>{e(render.coverage_line(head))}. Entries: {head['entries']} on {e(render.plural(head['pages'], 'page'))} of at most 100.</p>
-<p>{e(render.outcomes_line(entries))}</p>
+<p>{e(render.outcomes_sentence(tally.outcomes))}</p>
 {failed}
 <p>{e(render.next_action(head).replace('`', ''))}</p>
 </section>
@@ -194,4 +210,8 @@ def page(frozen: store.Frozen, markdown_digest: str) -> bytes:
 </body>
 </html>
 """
-    return body.encode("utf-8")
+    before, _, after = body.partition(_LEDGER)
+    yield before.encode("utf-8")
+    for chunk in _ledger(head, tally):
+        yield chunk.encode("utf-8")
+    yield after.encode("utf-8")

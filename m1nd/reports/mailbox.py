@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from itertools import islice
 
 from m1nd import ledger
 from m1nd.fates import IN_FLIGHT, WET_INK
@@ -23,6 +24,7 @@ from m1nd.routing import MEDULLA, PENDING
 from m1nd.run import Run
 
 WAITING = "waiting"
+RECORD_BATCH = 10_000  # letters offered to the coverage ledger at a time
 
 
 def _sync_path(run: Run) -> str:
@@ -47,7 +49,7 @@ class Union:
     labels: list[str]  # readable boxes, run order
     problems: list[str]
     malformed: int
-    _pending: dict[str, str] = field(default_factory=dict)
+    _pending: dict[tuple, str] = field(default_factory=dict)
     _rows: dict[str, object] = field(default_factory=dict)
 
     _graph: object = None
@@ -58,10 +60,31 @@ class Union:
             self._graph = self.model.graph()
         return self._graph
 
+    _batch: dict[str, object] = field(default_factory=dict)
+
+    def prefetch(self, digests: list[str]) -> None:
+        """Read these letters' rows in one query (freezing asks for a batch of ledger
+        entries at a time); the previous batch is let go.  A letter the union does
+        not list is read on its own when asked for, as before."""
+        self._batch = {}
+        if digests:
+            marks = ",".join("?" * len(digests))
+            for row in self.model.letters(missions=True, where=f"l.digest IN ({marks})",
+                                          args=tuple(bytes.fromhex(d) for d in digests)):
+                self._batch[row.digest] = row
+
     def letter(self, digest: str):
-        row = self._rows.get(digest)
-        if row is None and digest not in self._rows:
-            row = self._rows[digest] = self.model.by_digest(digest)
+        """The letter's row; the last few asked for are kept (freezing asks for each
+        letter a few times in a row), never the whole period."""
+        found = self._batch.get(digest)
+        if found is not None:
+            return found
+        rows = self._rows
+        if digest in rows:
+            return rows[digest]
+        if len(rows) >= 64:
+            rows.clear()
+        row = rows[digest] = self.model.by_digest(digest)
         return row
 
     def holders(self, digest: str) -> list[str] | None:
@@ -73,9 +96,11 @@ class Union:
         return [loc.label for loc in locations if loc.kind != "spool"]
 
     def pending_name(self, digest: str) -> str:
-        name = self._pending.get(digest)
+        letter = self.letter(digest)
+        key = (letter.brain, letter.repo)  # the name depends on the route alone: one per repository
+        name = self._pending.get(key)
         if name is None:
-            name = self._pending[digest] = _pending_name(self.run, self.letter(digest))
+            name = self._pending[key] = _pending_name(self.run, letter)
         return name
 
     _counts: object = None
@@ -121,9 +146,10 @@ def _pending_name(run: Run, letter) -> str:
     return "medulla (not filed yet)"
 
 
-def observe(run: Run, observed_at: str) -> tuple[Union, list[ledger.Entry]]:
+def observe(run: Run, observed_at: str) -> tuple[Union, int]:
     """Bring the read model current and record every letter it holds that the ledger
-    may not have yet (those indexed since the last synced generation)."""
+    may not have yet (those indexed since the last synced generation); the number of
+    letters recorded now."""
     from m1nd.readmodel import open_model
 
     with lock_for(run.paths.locks, "ledger-sync", run.paths.home):
@@ -132,10 +158,16 @@ def observe(run: Run, observed_at: str) -> tuple[Union, list[ledger.Entry]]:
         model = open_model(run)
         epoch, generation = model.epoch, model.generation
         synced = _synced(run, epoch) if model.persistent else 0
-        added: list[ledger.Entry] = []
+        added = 0
         if generation > synced or synced == 0:
             rows = model.letters(where="l.first_gen > ?", args=(synced,))
-            added = ledger.record(run.paths, ((r.id, r.digest) for r in rows), observed_at, create_home=True)
+            # in batches: after the state was deleted this offers every letter, and the
+            # ledger holds what it is offered in memory
+            while True:
+                batch = [(r.id, r.digest) for r in islice(rows, RECORD_BATCH)]
+                if not batch:
+                    break
+                added += len(ledger.record(run.paths, batch, observed_at, create_home=True))
             if model.persistent:
                 try:
                     ensure_dir(run.paths.state)

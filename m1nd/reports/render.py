@@ -8,6 +8,9 @@ and control characters are written as `\\xNN`; newlines never start a line.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from itertools import groupby
+from typing import Iterator
 
 from m1nd import jsonout
 from m1nd.reports import store
@@ -32,6 +35,7 @@ def plain(text: str) -> str:
     return safe(text.replace("\r\n", "\n"), tab="\\x09")
 
 
+@lru_cache(maxsize=8192)  # a report repeats its states, classes, tools and agents on every line
 def md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", plain(text))
 
@@ -82,18 +86,25 @@ def outcome_of(e: dict) -> str:
     return ", ".join(e["answered_by"]) if e["answered_by"] else "open"  # a report frozen before outcomes
 
 
-def outcome_counts(entries: list[dict]) -> dict[str, int]:
+def outcome_counts(entries) -> dict[str, int]:
     """The ledger's outcomes counted (a reply counts as a receipt or a pickup)."""
     out: dict[str, int] = {}
     for e in entries:
-        word = outcome_of(e)
-        key = "receipts" if word.startswith("receipt of") else "pickups" if word.startswith("pickup of") else word
-        out[key] = out.get(key, 0) + 1
+        _count_outcome(out, e)
     return dict(sorted(out.items()))
 
 
-def outcomes_line(entries: list[dict]) -> str:
-    counts = outcome_counts(entries)
+def _count_outcome(out: dict[str, int], e: dict) -> None:
+    word = outcome_of(e)
+    key = "receipts" if word.startswith("receipt of") else "pickups" if word.startswith("pickup of") else word
+    out[key] = out.get(key, 0) + 1
+
+
+def outcomes_line(entries) -> str:
+    return outcomes_sentence(outcome_counts(entries))
+
+
+def outcomes_sentence(counts: dict[str, int]) -> str:
     if not counts:
         return "Outcomes: none."
     nouns = {"receipts": "receipt", "pickups": "pickup"}  # the other outcomes are words that take no plural
@@ -171,41 +182,116 @@ def failed_line(head: dict) -> str | None:
             f"{'it stays' if len(failed) == 1 else 'they stay'} in the outbox: {retry}).")
 
 
-def markdown(frozen: store.Frozen) -> bytes:
-    head, entries = frozen.head, frozen.entries
-    out = [f"# m1nd report: {head['profile']}, {head['local']['end']}", ""]
-    out += [period_line(head), "", coverage_line(head), "", CHANGES, ""]
+class Tally:
+    """One pass over a frozen report's entries: what the renderers print before or
+    after the ledger (each box's count, its split of New, the outcomes), and whether
+    the entries come grouped by box in the summary's order, as freeze.py writes them
+    (then a renderer streams them; otherwise it groups them in memory)."""
+
+    def __init__(self, frozen: store.Frozen) -> None:
+        self.frozen = frozen
+        head = frozen.head
+        rank = {}
+        for i, row in enumerate(head["summary"]):
+            rank.setdefault(row["box"], i)
+        self.grouped = len(rank) == len(head["summary"])  # a box named twice: grouped in memory
+        self.per_box: dict[str, int] = {}
+        self.split: dict[str, dict[str, int]] = {}
+        outcomes: dict[str, int] = {}
+        last = -1
+        for e in frozen.iter_entries():
+            _count_outcome(outcomes, e)
+            box = e["box"]
+            part = self.split.setdefault(box, {s: 0 for s in STATE_ORDER} | {"reply": 0})
+            part["reply" if e["reply"] else e["state"]] += 1
+            i = rank.get(box)
+            if i is None:
+                continue  # a box the summary does not list: not shown (as boxes_in_order)
+            self.per_box[box] = self.per_box.get(box, 0) + 1
+            if i < last:
+                self.grouped = False
+            last = i
+        self.outcomes = dict(sorted(outcomes.items()))
+
+    def new_split(self, row: dict) -> dict[str, int]:
+        return row["new_split"] if "new_split" in row else self.split.get(
+            row["box"], {s: 0 for s in STATE_ORDER} | {"reply": 0})
+
+    def boxes(self) -> Iterator[tuple[dict, int, Iterator[dict]]]:
+        """(summary row, its count, its entries) for each row with entries, in summary order."""
+        head = self.frozen.head
+        if not self.grouped:
+            for row, items in boxes_in_order(head, self.frozen.entries):
+                if items:
+                    yield row, len(items), iter(items)
+            return
+        rows = {row["box"]: row for row in head["summary"]}
+        shown = (e for e in self.frozen.iter_entries() if e["box"] in rows)
+        for box, items in groupby(shown, key=lambda e: e["box"]):
+            yield rows[box], self.per_box[box], items
+
+
+class Lines:
+    """Lines joined by newlines, handed out as bytes a batch at a time."""
+
+    def __init__(self) -> None:
+        self.buf: list[str] = []
+        self.started = False
+
+    def add(self, *lines: str) -> None:
+        self.buf.extend(lines)
+
+    def take(self, force: bool = False) -> bytes:
+        if not self.buf or not force and len(self.buf) < 2000:
+            return b""
+        text = ("\n" if self.started else "") + "\n".join(self.buf)
+        self.started, self.buf = True, []
+        return text.encode("utf-8")
+
+
+def markdown(frozen: store.Frozen, tally: Tally | None = None) -> bytes:
+    return b"".join(markdown_chunks(frozen, tally))
+
+
+def markdown_chunks(frozen: store.Frozen, tally: Tally | None = None) -> Iterator[bytes]:
+    """The Markdown, a batch of lines at a time (the entries are read page by page)."""
+    tally = tally or Tally(frozen)
+    head = frozen.head
+    out = Lines()
+    out.add(f"# m1nd report: {head['profile']}, {head['local']['end']}", "")
+    out.add(period_line(head), "", coverage_line(head), "", CHANGES, "")
     if head["not_itemized"]:
-        out += [f"Not itemized: {plural(head['not_itemized'], 'letter')} observed before "
-                f"{head['period']['start']} (the first report covers at most 7 days).", ""]
-    out += ["| Box | New | Open | In flight | Answered | External |", "|---|---:|---:|---:|---:|---:|"]
+        out.add(f"Not itemized: {plural(head['not_itemized'], 'letter')} observed before "
+                f"{head['period']['start']} (the first report covers at most 7 days).", "")
+    out.add("| Box | New | Open | In flight | Answered | External |", "|---|---:|---:|---:|---:|---:|")
     for row in head["summary"]:
-        out.append(f"| {md(label_of(row))} | {row['new']} | {row['open']} | {row['in_flight']} | "
-                   f"{row['answered']} | {row['external']} |")
+        out.add(f"| {md(label_of(row))} | {row['new']} | {row['open']} | {row['in_flight']} | "
+                f"{row['answered']} | {row['external']} |")
     t = totals(head["summary"])
-    out += [f"| Total | {t['new']} | {t['open']} | {t['in_flight']} | {t['answered']} | {t['external']} |", ""]
-    out += ["Open counts open work: replies (pickups and receipts) are listed below as replies to their "
-            "letters and never counted open.", ""]
+    out.add(f"| Total | {t['new']} | {t['open']} | {t['in_flight']} | {t['answered']} | {t['external']} |", "")
+    out.add("Open counts open work: replies (pickups and receipts) are listed below as replies to their "
+            "letters and never counted open.", "")
     triggers = triggers_of(head)
     if triggers:
-        out += ["## Update", "", f"Triggered by: {trigger_counts(head)} since the last report or update.", ""]
+        out.add("## Update", "", f"Triggered by: {trigger_counts(head)} since the last report or update.", "")
         if head["kind"] != "update":  # an update's ledger is its triggers; a cadence report lists them here
             for t in triggers:
-                out.append("- " + " · ".join(f"`{v}`" if k in ("state", "id") else md(v) for k, v in trigger_line(t)))
-            out.append("")
-    out += ["## Ledger", ""]
-    if not entries:
-        out += ["No new letters in this period.", ""]
-    for row, items in boxes_in_order(head, entries):
-        if not items:
-            continue
-        out += [f"### {md(label_of(row))} ({plural(len(items), 'letter')})", ""]
+                out.add("- " + " · ".join(f"`{v}`" if k in ("state", "id") else md(v) for k, v in trigger_line(t)))
+            out.add("")
+    out.add("## Ledger", "")
+    if not head["entries"]:
+        out.add("No new letters in this period.", "")
+    for row, count, items in tally.boxes():
+        out.add(f"### {md(label_of(row))} ({plural(count, 'letter')})", "")
         for e in items:
             parts = [f"`{v}`" if k in ("state", "id") else md(v) for k, v in entry_fields(e)]
-            out.append("- " + " · ".join(parts))
-        out.append("")
+            out.add("- " + " · ".join(parts))
+            chunk = out.take()
+            if chunk:
+                yield chunk
+        out.add("")
     pages = head["pages"]
-    out += ["## Status", "",
+    out.add("## Status", "",
             coverage_line(head) + ".",
             "Cursor: unchanged (an update moves no cursor; its letters are in the next report too)."
             if head["kind"] == "update" else
@@ -214,14 +300,24 @@ def markdown(frozen: store.Frozen) -> bytes:
             f"Cursor: {head['period']['end']} once committed"
             + (f" (was {head['cursor_before']})." if head["cursor_before"] else " (first report of this profile)."),
             f"Entries: {head['entries']} on {plural(pages, 'page')} of at most 100. Report digest: `{frozen.digest}`.",
-            outcomes_line(entries)]
+            outcomes_sentence(tally.outcomes))
     if failed_line(head):
-        out.append(failed_line(head))
-    out += [next_action(head), ""]
-    return "\n".join(out).encode("utf-8")
+        out.add(failed_line(head))
+    out.add(next_action(head), "")
+    yield out.take(force=True)
 
 
-def json_doc(frozen: store.Frozen) -> bytes:
+def json_doc(frozen: store.Frozen, tally: Tally | None = None) -> bytes:
+    return b"".join(json_chunks(frozen, tally))
+
+
+_ENTRIES_SLOT = b'\n  "entries": [],\n'  # the top-level key, the only one indented by two
+
+
+def json_chunks(frozen: store.Frozen, tally: Tally | None = None) -> Iterator[bytes]:
+    """`jsonout.dumps` of the report's document, its entries written one at a time into
+    the document dumped without them (each at the indentation the whole would give it)."""
+    tally = tally or Tally(frozen)
     head = frozen.head
     doc = {
         "schema": "m1nd-report-v1",
@@ -235,8 +331,8 @@ def json_doc(frozen: store.Frozen) -> bytes:
         "not_itemized": head["not_itemized"],
         "summary": head["summary"],
         "total": totals(head["summary"]),
-        "outcomes": outcome_counts(frozen.entries),
-        "entries": frozen.entries,
+        "outcomes": tally.outcomes,
+        "entries": [],
         "pages": head["pages"],
         "page_digests": list(frozen.manifest["pages"]),
         "digest": frozen.digest,
@@ -245,4 +341,19 @@ def json_doc(frozen: store.Frozen) -> bytes:
         "update": head.get("update"),
         "failed_deliveries": head.get("failed_deliveries") or [],
     }
-    return jsonout.dumps(doc)
+    whole = jsonout.dumps(doc)
+    at = whole.index(_ENTRIES_SLOT)
+    if not head["entries"]:
+        yield whole
+        return
+    yield whole[:at] + b'\n  "entries": ['
+    batch, first = [], True
+    for e in frozen.iter_entries():
+        text = jsonout.dumps(e)[:-1].replace(b"\n", b"\n    ")  # a newline in JSON is never inside a string
+        batch.append((b"\n    " if first else b",\n    ") + text)
+        first = False
+        if len(batch) >= 500:
+            yield b"".join(batch)
+            batch = []
+    batch.append(b"\n  ],\n" + whole[at + len(_ENTRIES_SLOT):])
+    yield b"".join(batch)

@@ -16,6 +16,7 @@ import hashlib
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterable, Iterator
 
 import orjson
 
@@ -195,20 +196,41 @@ def add_alerted(paths: Paths, profile: str, digests: list[str]) -> None:
 
 @dataclass(frozen=True)
 class Frozen:
+    """A frozen run, checked against its manifest.  Its pages stay on disk: they are
+    read one at a time (`iter_pages`, `iter_entries`), so a report of a million
+    letters is rendered in the memory of one page."""
+
     run_id: str
     dir: str
     manifest: dict
     head: dict
-    pages: list[dict]
-    digests: list[str]  # every ledger digest this run accounts for
 
     @property
     def digest(self) -> str:
         return self.manifest["digest"]
 
+    def iter_pages(self) -> Iterator[dict]:
+        with open(os.path.join(self.dir, PAGES), "rb") as fh:
+            for line in fh:
+                yield orjson.loads(line)
+
+    def iter_entries(self) -> Iterator[dict]:
+        for page in self.iter_pages():
+            yield from page["entries"]
+
+    @property
+    def pages(self) -> list[dict]:
+        return list(self.iter_pages())
+
     @property
     def entries(self) -> list[dict]:
-        return [e for page in self.pages for e in page["entries"]]
+        return list(self.iter_entries())
+
+    @property
+    def digests(self) -> list[str]:
+        """Every ledger digest this run accounts for."""
+        with open(os.path.join(self.dir, "digests.txt"), "rb") as fh:
+            return fh.read().decode().split()
 
 
 def report_digest(head_digest: str, page_digests: list[str]) -> str:
@@ -218,9 +240,11 @@ def report_digest(head_digest: str, page_digests: list[str]) -> str:
 PAGES = "pages.jsonl"  # one canonical JSON page per line, each with its own digest
 
 
-def write_frozen(paths: Paths, run_id: str, head: dict, pages: list[dict], digests: list[str], crash=None) -> str:
+def write_frozen(paths: Paths, run_id: str, head: dict, pages: Iterable[dict | bytes], digests: Iterable[str],
+                 crash=None) -> str:
     """Write a frozen run: every file first, the manifest last, then rename the
-    directory into place.  A crash leaves at most a temporary directory."""
+    directory into place.  A crash leaves at most a temporary directory.  `pages`
+    (dicts, or their canonical bytes) and `digests` are streamed: neither is held."""
     ensure_dir(runs_dir(paths))
     final = run_dir(paths, run_id)
     tmp = os.path.join(runs_dir(paths), f".tmp-{run_id}-{os.getpid()}")
@@ -232,19 +256,26 @@ def write_frozen(paths: Paths, run_id: str, head: dict, pages: list[dict], diges
         shutil.rmtree(final)  # an earlier freeze of this run that did not verify (never committed)
     os.makedirs(tmp, mode=0o700)
     head_bytes = canonical(head)
-    page_lines = [canonical(page) for page in pages]
-    page_digests = [sha256(line) for line in page_lines]
-    digests_bytes = b"".join(d.encode() + b"\n" for d in digests)
     atomic_write(os.path.join(tmp, "head.json"), head_bytes)
+    page_digests = []
     with open(os.path.join(tmp, PAGES), "wb") as fh:
-        for i, line in enumerate(page_lines):
+        for i, page in enumerate(pages):
+            line = page if isinstance(page, bytes) else canonical(page)
+            page_digests.append(sha256(line))
             fh.write(line + b"\n")
             if crash and i == 0:
                 fh.flush()
                 crash("freeze-page")
         fh.flush()
         os.fsync(fh.fileno())
-    atomic_write(os.path.join(tmp, "digests.txt"), digests_bytes)
+    listed = hashlib.sha256()
+    with open(os.path.join(tmp, "digests.txt"), "wb") as fh:
+        for d in digests:
+            line = d.encode() + b"\n"
+            listed.update(line)
+            fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
     if crash:
         crash("freeze-before-manifest")
     head_digest = sha256(head_bytes)
@@ -253,7 +284,7 @@ def write_frozen(paths: Paths, run_id: str, head: dict, pages: list[dict], diges
         "run_id": run_id,
         "head": head_digest,
         "pages": page_digests,
-        "digests_txt": sha256(digests_bytes),
+        "digests_txt": listed.hexdigest(),
         "digest": report_digest(head_digest, page_digests),
     }
     atomic_write(os.path.join(tmp, "manifest.json"), canonical(manifest))
@@ -299,21 +330,40 @@ def load_frozen(paths: Paths, run_id: str) -> Frozen | None:
         return blob
 
     head = orjson.loads(checked("head.json", head_digest))
-    blob = _read_bytes(os.path.join(directory, PAGES), "report file")
-    if blob is None:
-        raise _tampered(run_id, f"{PAGES} is missing")
-    lines = blob.split(b"\n")
-    if lines[-1:] == [b""]:
-        lines.pop()
-    if len(lines) < len(page_digests):
-        raise _tampered(run_id, f"page {len(lines) + 1} is missing")
-    if len(lines) > len(page_digests):
-        raise _tampered(run_id, f"page {len(page_digests) + 1} is not in the manifest")
-    for number, (line, want) in enumerate(zip(lines, page_digests), 1):
-        if sha256(line) != want:
-            raise _tampered(run_id, f"page {number} does not match its digest")
-    pages = [orjson.loads(line) for line in lines]
-    digests = checked("digests.txt", manifest["digests_txt"]).decode().split()
-    if head.get("pages") != len(pages) or head.get("entries") != sum(len(p["entries"]) for p in pages):
+    entries = 0
+    try:
+        fh = open(os.path.join(directory, PAGES), "rb")
+    except FileNotFoundError:
+        raise _tampered(run_id, f"{PAGES} is missing") from None
+    except OSError as exc:
+        raise M1ndError(f"cannot read report file {os.path.join(directory, PAGES)}: {exc.strerror}") from None
+    with fh:  # one page at a time: a large report is never held whole
+        count, last = 0, b""
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            count += block.count(b"\n")
+            last = block[-1:]
+        count += 1 if last not in (b"", b"\n") else 0  # a last line with no newline is a page too
+        if count < len(page_digests):
+            raise _tampered(run_id, f"page {count + 1} is missing")
+        if count > len(page_digests):
+            raise _tampered(run_id, f"page {len(page_digests) + 1} is not in the manifest")
+        fh.seek(0)
+        for number, line in enumerate(fh, 1):
+            line = line[:-1] if line.endswith(b"\n") else line
+            if sha256(line) != page_digests[number - 1]:
+                raise _tampered(run_id, f"page {number} does not match its digest")
+            entries += len(orjson.loads(line)["entries"])  # a page that matches its digest parses
+    listed = hashlib.sha256()
+    try:
+        with open(os.path.join(directory, "digests.txt"), "rb") as dh:
+            for block in iter(lambda: dh.read(1 << 20), b""):
+                listed.update(block)
+    except FileNotFoundError:
+        raise _tampered(run_id, "digests.txt is missing") from None
+    except OSError as exc:
+        raise M1ndError(f"cannot read report file {os.path.join(directory, 'digests.txt')}: {exc.strerror}") from None
+    if listed.hexdigest() != manifest["digests_txt"]:
+        raise _tampered(run_id, "digests.txt does not match its digest")
+    if head.get("pages") != count or head.get("entries") != entries:
         raise _tampered(run_id, "the head's counts do not match its pages")
-    return Frozen(run_id, directory, manifest, head, pages, digests)
+    return Frozen(run_id, directory, manifest, head)
