@@ -19,7 +19,7 @@ def cases_check(run: Run):
     except M1ndError as exc:
         return Check("cases", ERROR, exc.message, "")
     try:
-        with open_cases(run, write=False) as cases:
+        with open_cases(run) as cases:  # the fold is kept for the next read, as `m1nd cases` keeps it
             overlay = overlay_of(cases, allowed, runs)
     except M1ndError as exc:
         return Check("cases", WARN, f"not computed: {exc.message}")

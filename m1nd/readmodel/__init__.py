@@ -92,6 +92,11 @@ _COLS = ("digest, id, ts, sortkey, agent, class, repo, brain, tool, what, expect
          " disposition, fingerprint, case_id, sentinel")
 
 
+# How a fact of one file reads its copies: all of them through the primary key, or
+# only those added after a generation through their index (never one probe per copy).
+_NEW_COPIES = {False: "", True: " INDEXED BY copies_gen"}
+
+
 def _row(r) -> LetterRow:
     return LetterRow(r[0].hex(), r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
                      tuple(orjson.loads(r[12])) if r[12] else (), r[13], r[14], r[15], r[16], r[17])
@@ -353,8 +358,8 @@ class ReadModel:
         def compute(since):
             return [list(r) for r in self.con.execute(
                 "SELECT l.brain, l.repo, count(*), sum(coalesce(l.secret, '') != '') FROM copies c"
-                " JOIN letters l ON l.digest = c.digest WHERE c.fid = ? AND c.gen > ? GROUP BY l.brain, l.repo",
-                (self.spool.fid, since))]
+                + _NEW_COPIES[bool(since)] + " JOIN letters l ON l.digest = c.digest"
+                " WHERE c.fid = ? AND c.gen > ? GROUP BY l.brain, l.repo", (self.spool.fid, since))]
 
         def merge(old, new):
             total = {(b, r): [n, h] for b, r, n, h in old}
@@ -442,8 +447,9 @@ class ReadModel:
 
         rows = self._grown("held", self.spool, lambda since: [list(r) for r in self.con.execute(
             "SELECT c.line, l.id, l.secret, l.brain, l.repo, l.class FROM letters l INDEXED BY letters_secret"
-            " JOIN copies c ON c.digest = l.digest WHERE l.secret IS NOT NULL AND l.secret != ''"
-            " AND c.fid = ? AND c.gen > ? ORDER BY c.line", (self.spool.fid, since))], lambda old, new: old + new)
+            " JOIN copies c INDEXED BY copies_digest ON c.digest = l.digest WHERE l.secret IS NOT NULL"
+            " AND l.secret != '' AND c.fid = ? AND c.gen > ? ORDER BY c.line", (self.spool.fid, since))],
+            lambda old, new: old + new)
         resolve = self.run.roots.resolve
         return [(line, lid, kind, repo, klass) for line, lid, kind, brain, repo, klass in rows
                 if resolve(brain, repo).kind != MEDULLA]
@@ -461,11 +467,17 @@ class ReadModel:
         """Distinct misdelivery letters of the spool (missions left out) by the first
         10 characters of their `ts` (doctor's window reads the day from there)."""
         def compute(since):  # letters whose first copy in the spool came after `since`
+            if not since:
+                return dict(self.con.execute(
+                    "SELECT substr(l.ts, 1, 10), count(*) FROM letters l WHERE l.class = 'memory_misdelivery'"
+                    " AND l.mission = 0 AND EXISTS (SELECT 1 FROM copies c INDEXED BY copies_digest"
+                    " WHERE c.digest = l.digest AND c.fid = ?) GROUP BY 1", (self.spool.fid,)).fetchall())
             return dict(self.con.execute(
-                "SELECT substr(l.ts, 1, 10), count(*) FROM letters l WHERE l.class = 'memory_misdelivery'"
-                " AND l.mission = 0 AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?"
-                " AND c.gen > ?) AND NOT EXISTS (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?"
-                " AND c.gen <= ?) GROUP BY 1", (self.spool.fid, since, self.spool.fid, since)).fetchall())
+                "SELECT substr(l.ts, 1, 10), count(DISTINCT l.digest) FROM copies c INDEXED BY copies_gen"
+                " JOIN letters l ON l.digest = c.digest WHERE c.gen > ? AND c.fid = ?"
+                " AND l.class = 'memory_misdelivery' AND l.mission = 0 AND NOT EXISTS (SELECT 1 FROM copies o"
+                " INDEXED BY copies_digest WHERE o.digest = l.digest AND o.fid = ? AND o.gen <= ?) GROUP BY 1",
+                (since, self.spool.fid, self.spool.fid, since)).fetchall())
 
         def merge(old, new):
             return {day: old.get(day, 0) + new.get(day, 0) for day in sorted({*old, *new})}

@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS copies (
     PRIMARY KEY (fid, line)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS copies_digest ON copies (digest, fid);
-CREATE INDEX IF NOT EXISTS copies_gen ON copies (gen);
+CREATE INDEX IF NOT EXISTS copies_gen ON copies (gen, fid);
 CREATE TABLE IF NOT EXISTS replies (
     target TEXT NOT NULL, digest BLOB NOT NULL, pos INTEGER NOT NULL, receipt INTEGER NOT NULL,
     PRIMARY KEY (target, digest, pos)

@@ -79,7 +79,8 @@ def changed_letters(model, gen: int, fids: list[int]) -> dict[bytes, tuple] | No
     con = model.con
     marks = ",".join("?" * len(fids)) or "NULL"
     new = [r[0] for r in con.execute(
-        f"SELECT DISTINCT digest FROM copies WHERE gen > ? AND fid IN ({marks}) LIMIT ?", [gen, *fids, MAX_NEW + 1])]
+        f"SELECT DISTINCT digest FROM copies INDEXED BY copies_gen WHERE gen > ? AND fid IN ({marks}) LIMIT ?",
+        [gen, *fids, MAX_NEW + 1])]
     if len(new) > MAX_NEW:
         return None
     targets: set[str] = set()
@@ -103,7 +104,8 @@ def _copies_of(con, digests: list[bytes], fids: list[int]) -> dict[bytes, list[t
     marks = ",".join("?" * len(fids)) or "NULL"
     for part in _chunks(digests):
         for digest, fid, gen in con.execute(
-                f"SELECT digest, fid, gen FROM copies WHERE fid IN ({marks}) AND digest IN ({','.join('?' * len(part))})",
+                f"SELECT digest, fid, gen FROM copies INDEXED BY copies_digest WHERE fid IN ({marks})"
+                f" AND digest IN ({','.join('?' * len(part))})",
                 [*fids, *part]):
             out[digest].append((fid, gen))
     return out
