@@ -87,6 +87,10 @@ class Receipt:
     notes: tuple[str, ...] = ()  # state that did not verify and was rebuilt; letters that wait
     waiting_by_box: tuple[tuple[str, int], ...] = ()  # (box path, letters waiting for a safe filing)
     malformed: tuple[int, ...] = ()  # spool line numbers read this run that are malformed (never filed)
+    # The digests (sha256, bytes) this run recorded in the coverage ledger, or found there:
+    # the escalation step after it need not parse those letters again on the box lines
+    # it looks at (cases/witnesses.py).  Not part of what a receipt says.
+    observed: frozenset | dict | None = field(default=None, compare=False, repr=False)
 
     def appended_to(self, box_path: str) -> int:
         return dict(self.appended_by_box).get(box_path, 0)
@@ -307,7 +311,7 @@ class _Pass:
         self.moved: set[int] = set()  # pairs whose letters are filed again from their locations
         self.refile: list[tuple[int, bytes]] = []  # (pair, raw) of those letters, checked (read_moved)
         self.malformed: list[int] = []  # malformed spool lines read this run
-        self.seen: list[bytes] = []  # sha256 of each letter read this run (for the coverage ledger)
+        self.seen: dict[bytes, None] = {}  # sha256 of each letter read this run, once each (the coverage ledger)
 
     # -- state -----------------------------------------------------------------
     def start(self) -> None:
@@ -491,7 +495,7 @@ class _Pass:
             records += pack(i, start, len(raw))
             digest = sha256(raw).digest()
             if obj.get("kind") != "mission":
-                seen.append(digest)
+                seen[digest] = None
             if kind == MEDULLA:
                 filer.add(box, digest, raw, -1)
             else:
@@ -720,7 +724,7 @@ def remember_bound_root(run: Run, receipt: Receipt) -> None:
                          f"(m1nd roster remove {shlex.quote(root)} undoes it)\n")
 
 
-def _record_coverage(run: Run, seen: list[bytes], receipt: Receipt) -> Receipt:
+def _record_coverage(run: Run, seen: dict[bytes, None], receipt: Receipt) -> Receipt:
     """The coverage ledger (reports): the letters this run read (their digests taken in
     the pass), at their read time, so that a report never waits for a read command to
     notice them.  A ledger that cannot be written never stops a filing: it warns."""
@@ -732,8 +736,8 @@ def _record_coverage(run: Run, seen: list[bytes], receipt: Receipt) -> Receipt:
     if not seen:
         return receipt
     try:
-        ledger.record(run.paths, ((h[:12], h) for h in (d.hex() for d in seen)), stamp(parse_now()))
+        ledger.record_seen(run.paths, seen, stamp(parse_now()))
     except (OSError, M1ndError) as exc:
         warning = f"coverage ledger not updated: {getattr(exc, 'message', None) or exc}"
         return replace(receipt, notes=receipt.notes + (warning,))
-    return receipt
+    return replace(receipt, observed=seen)

@@ -38,6 +38,7 @@ from m1nd.readmodel.update import RACY_NS, path_key
 from m1nd.run import Run
 
 BLOCK = 16 << 20
+PRELOAD_BYTES = 4 << 20  # as distribute.py: new bytes worth compiling the secret rules for
 WITNESS, ESCALATION = "w", "e"
 # Every witness's line holds one of these bytes exactly: a `"kind"` key (the eight, and
 # the misdelivery mapping, both need one), a backfill rule's marker, or a `\u` escape
@@ -56,8 +57,10 @@ UNDECIDED_KEY = "cases_undecided"
 
 
 def _classify(raw: bytes) -> tuple[str, str, dict] | None:
-    """(role, fingerprint, fields) of a line that is a witness or an escalation, else
-    None.  The same decision as the fold (fold.py) makes over read-model rows."""
+    """(role, fingerprint, fields) of a line that may be a witness or an escalation, else
+    None: the same decision as the fold (fold.py) makes over read-model rows, but for
+    one step, left to the caller because it is cheaper over many lines at once: a
+    witness must not be held (`secrets.held_in_batch`; source.py: WANTED)."""
     obj = load(raw)
     if obj is None or obj.get("kind") == "mission":
         return None
@@ -72,15 +75,24 @@ def _classify(raw: bytes) -> tuple[str, str, dict] | None:
     fingerprint = fps.derive(letter).fingerprint
     if fingerprint is None:
         return None
-    from m1nd.secrets import likely_secret
-
-    if likely_secret(raw):  # a held letter is never a witness (source.py: WANTED)
-        return None
     return WITNESS, fingerprint, obj
 
 
-def _rows_in_block(block: bytes, base: int, path: bytes) -> list[tuple]:
-    rows: list[tuple] = []
+class Looked:
+    """What one process already knows about lines, by their sha256 digest, so that a
+    line seen twice (in the spool, then in the box a filing appended it to) is parsed
+    once.  `rows`: the classification of each marked line judged (None: neither a
+    witness nor an escalation), a pure function of its bytes; `observed`: letters the
+    coverage ledger is known to hold (the filing just recorded them)."""
+
+    def __init__(self, observed=None) -> None:
+        self.rows: dict[bytes, tuple | None] = {}
+        self.observed = observed if observed is not None else {}
+
+
+def _marked_lines(block: bytes) -> list[tuple[int, bytes]]:
+    """(start, raw) of every line of the block holding a marker, by marker order."""
+    lines: list[tuple[int, bytes]] = []
     seen: set[int] = set()
     for marker, also in MARKERS:
         at = block.find(marker)
@@ -93,36 +105,76 @@ def _rows_in_block(block: bytes, base: int, path: bytes) -> list[tuple]:
                 line = block[start:end]
                 raw = line[:-1] if line.endswith(b"\r") else line  # letters.py: one `\r` goes
                 if (not also or all(w in line.lower() for w in also)) and raw.strip():
-                    found = _classify(raw)
-                    if found is not None:
-                        role, fingerprint, obj = found
-                        get = obj.get
-                        digest = hashlib.sha256(raw).digest()
-                        rows.append((path, base + start, digest, role, fingerprint, get("ts", ""),
-                                     get("tool", ""), get("repo", ""), get("brain", "")))
+                    lines.append((start, raw))
             at = block.find(marker, end)
-    return rows
+    return lines
 
 
-def _letters_in_block(block: bytes, every: list[str]) -> None:
+def _rows_in_block(block: bytes, base: int, path: bytes, looked: Looked | None = None) -> list[tuple]:
+    from m1nd.secrets import compiling, held_in_batch, likely_secret
+
+    known = looked.rows if looked is not None else {}
+    sha256 = hashlib.sha256
+    found: list[tuple[int, bytes, tuple | None]] = []  # (start, digest, classification)
+    judge: list[int] = []  # positions in `found` of witnesses whose bytes are not judged yet
+    raws: list[bytes] = []
+    for start, raw in _marked_lines(block):
+        digest = sha256(raw).digest()
+        if digest in known:
+            found.append((start, digest, known[digest]))
+            continue
+        kind = _classify(raw)
+        if kind is not None:
+            role, fingerprint, obj = kind
+            get = obj.get
+            kind = (role, fingerprint, get("ts", ""), get("tool", ""), get("repo", ""), get("brain", ""))
+            if role == WITNESS:
+                judge.append(len(found))
+                raws.append(raw)
+        found.append((start, digest, kind))
+    if raws:  # a held letter is never a witness: the candidates judged in one batch, or
+        # one by one while the compiled rules are still compiling (never waiting for them)
+        held = {i for i, raw in enumerate(raws) if likely_secret(raw)} if compiling() else held_in_batch(raws)
+        for j, i in enumerate(judge):
+            if j in held:
+                start, digest, _ = found[i]
+                found[i] = (start, digest, None)
+    if looked is not None:
+        known.update((digest, kind) for _, digest, kind in found)
+    return [(path, base + start, digest, *kind) for start, digest, kind in found if kind is not None]
+
+
+def _letters_in_block(block: bytes, every: list[str], observed=()) -> None:
     """The digests of the letters among these whole lines, for the coverage ledger, as
-    a filing records its spool lines: malformed and blank lines and missions left out."""
+    a filing records its spool lines: malformed and blank lines and missions left out.
+    A line whose digest is in `observed` is a letter the ledger holds: not parsed again."""
     from m1nd.letters import load
 
+    sha256 = hashlib.sha256
     for line in block.split(b"\n"):
         raw = line[:-1] if line.endswith(b"\r") else line
         if raw.strip():
+            digest = sha256(raw).digest()
+            if digest in observed:
+                continue
             obj = load(raw)
             if obj is not None and obj.get("kind") != "mission":
-                every.append(hashlib.sha256(raw).hexdigest())
+                every.append(digest.hex())
 
 
-def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None = None) -> tuple[list[tuple], int]:
+def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None = None,
+          looked: Looked | None = None) -> tuple[list[tuple], int]:
     """Rows of the lines in [start, size), and the offset after the last `\\n` (a final
     unterminated line is looked at, but read again next time: it may still grow).  With
-    `every`, the digest of each letter on a whole line is appended to it too."""
+    `every`, the digest of each letter on a whole line is appended to it too (but for
+    letters `looked` says the ledger holds)."""
     rows: list[tuple] = []
     at, carry_at, carry = start, start, b""
+    observed = looked.observed if looked is not None else ()
+    if looked is not None and size - start >= PRELOAD_BYTES:
+        from m1nd.secrets import preload
+
+        preload()  # many lines: their witnesses are judged in batches, by the compiled rules
     while at < size:
         chunk = os.pread(fd, min(BLOCK, size - at), at)
         if not chunk:
@@ -131,18 +183,19 @@ def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None =
         data = carry + chunk
         cut = data.rfind(b"\n") + 1
         if cut:
-            rows.extend(_rows_in_block(data[:cut], carry_at, path))
+            rows.extend(_rows_in_block(data[:cut], carry_at, path, looked))
             if every is not None:
-                _letters_in_block(data[:cut], every)
+                _letters_in_block(data[:cut], every, observed)
         carry, carry_at = data[cut:], carry_at + cut
     if carry:
-        rows.extend(_rows_in_block(carry, carry_at, path))
+        rows.extend(_rows_in_block(carry, carry_at, path, looked))
     return rows, carry_at
 
 
-def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = None) -> bool:
+def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = None,
+                 looked: Looked | None = None) -> bool:
     """Bring one file's rows up to its content; True when anything changed.  Raises
-    OSError for a file that cannot be read.  `every`: see _scan."""
+    OSError for a file that cannot be read.  `every`, `looked`: see _scan."""
     key = path_key(path)
     fh = open_regular(path)
     try:
@@ -172,7 +225,7 @@ def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = N
             if not grew:
                 hashes = []
             con.execute("DELETE FROM case_letters WHERE path = ? AND offset >= ?", (key, start))
-            rows, offset = _scan(fd, start, st.st_size, key, every)
+            rows, offset = _scan(fd, start, st.st_size, key, every, looked)
             con.executemany("INSERT OR REPLACE INTO case_letters VALUES (?,?,?,?,?,?,?,?,?)", rows)
             hashes = region_hashes(fd, offset, hashes, start)
             after = os.fstat(fd)
@@ -203,15 +256,16 @@ class Entry:
 class Index:
     """The index for one run: open, brought current (`update`), asked, closed."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, looked: Looked | None = None) -> None:
         self.run = run
+        self.looked = looked if looked is not None else Looked()
         self.con, self.persistent, _ = store.open_db(run.paths.state)
         self.boxes: list[Box] = []  # the run's boxes whose letters are in the union, in run order
         self.changed = False
         self.arrived: list[str] = []  # digests of the letters on the boxes' lines looked at for the first time
 
     def update(self, spool_only: bool = False) -> None:
-        self.changed |= _update_file(self.con, self.run.paths.spool)
+        self.changed |= _update_file(self.con, self.run.paths.spool, looked=self.looked)
         if spool_only:
             return
         self.boxes = []
@@ -219,7 +273,7 @@ class Index:
             if refusal(box):
                 continue  # a refused box is not read: its letters are not in the union
             try:
-                self.changed |= _update_file(self.con, box.path, self.arrived)
+                self.changed |= _update_file(self.con, box.path, self.arrived, self.looked)
             except OSError:
                 continue  # an unreadable box: not in the union this run
             self.boxes.append(box)
