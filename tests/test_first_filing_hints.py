@@ -81,7 +81,7 @@ def test_the_witness_index_after_a_filing_equals_the_index_rebuilt_from_the_file
     append(spool, spool_letters(400))
     receipt = file_once(home, spool, root)
     assert receipt.held > 0 and receipt.pending_letters > 0  # the letters held and waiting are there
-    assert receipt.observed is None  # the hint is for the step after the filing only
+    assert receipt.handover is None  # the hint is for the step after the filing only
     with Index(open_run(home=home, spool=spool, extra_roots=[root])) as index:
         index.update()  # the escalations the step filed: looked at as any box line
     kept = rows(home)

@@ -59,7 +59,7 @@ def escalate(run: Run, receipt=None, before: Before | None = None, gate=None) ->
     """Escalate every fingerprint that needs it, deciding from the witness index
     (witnesses.py), brought current with what is new in the spool and the boxes:
     a filing never builds the read model.  `receipt`: the distribution just run (its
-    `observed` letters are in the ledger already); `before` is not used; `gate`:
+    `handover` says what it knows of the lines it filed); `before` is not used; `gate`:
     which boxes this filing may write (gitops/safety.py: a consented box waits while
     git is busy, and for a hook that may not write it), by default a command the user runs."""
     from m1nd import boxes
@@ -67,7 +67,8 @@ def escalate(run: Run, receipt=None, before: Before | None = None, gate=None) ->
     from m1nd.cases.witnesses import Index, Looked
 
     del before
-    looked = Looked(getattr(receipt, "observed", None))  # the letters the filing recorded in the ledger
+    handover = getattr(receipt, "handover", None)  # what the filing knows of the lines it filed
+    looked = Looked(handover.observed, handover.appended, handover.read) if handover is not None else Looked()
     with lock_for(run.paths.locks, "distribute", run.paths.state), Index(run, looked) as index:
         index.update()
         if index.arrived:
@@ -144,4 +145,4 @@ def after_distribution(run: Run, receipt, before: Before | None = None, gate=Non
     except sqlite3.Error as exc:  # the index's database (witnesses.py): derived, rebuilt later
         problems = (f"escalation skipped: {exc}",)
     # The receipt no longer carries what the filing observed: the step was its one reader.
-    return dataclasses.replace(receipt, notes=receipt.notes + problems, observed=None)
+    return dataclasses.replace(receipt, notes=receipt.notes + problems, handover=None)

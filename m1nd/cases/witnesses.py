@@ -22,6 +22,7 @@ import hashlib
 import os
 import sqlite3
 import time
+import zlib
 from dataclasses import dataclass
 
 import orjson
@@ -37,7 +38,7 @@ from m1nd.readmodel import store
 from m1nd.readmodel.update import RACY_NS, path_key
 from m1nd.run import Run
 
-BLOCK = 16 << 20
+BLOCK = 4 << 20  # bytes read at a time: a block and its copy stay small beside what a filing holds
 PRELOAD_BYTES = 4 << 20  # as distribute.py: new bytes worth compiling the secret rules for
 WITNESS, ESCALATION = "w", "e"
 # Every witness's line holds one of these bytes exactly: a `"kind"` key (the eight, and
@@ -85,9 +86,20 @@ class Looked:
     witness nor an escalation), a pure function of its bytes; `observed`: letters the
     coverage ledger is known to hold (the filing just recorded them)."""
 
-    def __init__(self, observed=None) -> None:
+    def __init__(self, observed=None, appended=None, read=None) -> None:
         self.rows: dict[bytes, tuple | None] = {}
         self.observed = observed if observed is not None else {}
+        # {box path: [(offset, length, crc32, digests)]}: what the filing appended
+        self.appended = appended or {}
+        self.read = read  # (dev, ino, start, end) of the spool stretch the filing read
+        self.spool: tuple | None = None  # the same of the stretch this process looked at
+
+    def covered(self) -> bool:
+        """Whether every letter the filing read was on a spool line looked at here, so
+        that one not classified here holds no marker."""
+        if self.read is None or self.spool is None:
+            return False
+        return self.read[:2] == self.spool[:2] and self.spool[2] <= self.read[2] and self.read[3] <= self.spool[3]
 
 
 def _marked_lines(block: bytes) -> list[tuple[int, bytes]]:
@@ -111,15 +123,19 @@ def _marked_lines(block: bytes) -> list[tuple[int, bytes]]:
 
 
 def _rows_in_block(block: bytes, base: int, path: bytes, looked: Looked | None = None) -> list[tuple]:
+    sha256 = hashlib.sha256
+    return _rows_of([(start, raw, sha256(raw).digest()) for start, raw in _marked_lines(block)], base, path, looked)
+
+
+def _rows_of(lines: list[tuple[int, bytes, bytes]], base: int, path: bytes, looked: Looked | None) -> list[tuple]:
+    """The rows of these (start, raw, digest) lines that may be a witness or an escalation."""
     from m1nd.secrets import compiling, held_in_batch, likely_secret
 
     known = looked.rows if looked is not None else {}
-    sha256 = hashlib.sha256
     found: list[tuple[int, bytes, tuple | None]] = []  # (start, digest, classification)
     judge: list[int] = []  # positions in `found` of witnesses whose bytes are not judged yet
     raws: list[bytes] = []
-    for start, raw in _marked_lines(block):
-        digest = sha256(raw).digest()
+    for start, raw, digest in lines:
         if digest in known:
             found.append((start, digest, known[digest]))
             continue
@@ -144,6 +160,46 @@ def _rows_in_block(block: bytes, base: int, path: bytes, looked: Looked | None =
     return [(path, base + start, digest, *kind) for start, digest, kind in found if kind is not None]
 
 
+def _marked(line: bytes) -> bool:
+    """Whether _marked_lines would pick this line (without its `\\n`)."""
+    return any(marker in line and (not also or all(w in line.lower() for w in also)) for marker, also in MARKERS)
+
+
+def _appended_rows(data: bytes, base: int, digests: list[bytes], path: bytes, every: list[str] | None,
+                   looked: Looked) -> list[tuple] | None:
+    """Rows (and letters for `every`) of lines this process appended to a box: `data`,
+    at byte `base`, one line per digest in `digests` (sha256 of each line).  A line is
+    judged from what `looked` knows of its digest where it can: a line classified
+    before takes that classification, a letter the filing recorded is not parsed for
+    the ledger, and a letter the filing read from a stretch of the spool this process
+    looked at whole is unmarked when it was not classified.  None when `data` is not
+    those lines (then it is scanned as any bytes are)."""
+    from m1nd.letters import load
+
+    lines = data.split(b"\n")
+    if lines.pop() != b"" or len(lines) != len(digests):
+        return None
+    sha256 = hashlib.sha256
+    known, observed, covered = looked.rows, looked.observed, looked.covered()
+    marked: list[tuple[int, bytes, bytes]] = []
+    at = 0
+    for line, digest in zip(lines, digests):
+        start, at = at, at + len(line) + 1
+        raw = line
+        if raw.endswith(b"\r"):  # letters.py: one `\r` goes, so the box line is another letter
+            raw = raw[:-1]
+            digest = sha256(raw).digest()
+        if not raw.strip():
+            continue
+        if digest in known or not (covered and digest in observed) and _marked(line):
+            marked.append((start, raw, digest))
+        if every is not None and digest not in observed:
+            obj = load(raw)
+            if obj is not None and obj.get("kind") != "mission":
+                every.append(digest.hex())
+    return _rows_of(marked, base, path, looked)
+
+
 def _letters_in_block(block: bytes, every: list[str], observed=()) -> None:
     """The digests of the letters among these whole lines, for the coverage ledger, as
     a filing records its spool lines: malformed and blank lines and missions left out.
@@ -163,18 +219,44 @@ def _letters_in_block(block: bytes, every: list[str], observed=()) -> None:
 
 
 def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None = None,
-          looked: Looked | None = None) -> tuple[list[tuple], int]:
+          looked: Looked | None = None, appended=()) -> tuple[list[tuple], int]:
     """Rows of the lines in [start, size), and the offset after the last `\\n` (a final
     unterminated line is looked at, but read again next time: it may still grow).  With
     `every`, the digest of each letter on a whole line is appended to it too (but for
-    letters `looked` says the ledger holds)."""
-    rows: list[tuple] = []
-    at, carry_at, carry = start, start, b""
-    observed = looked.observed if looked is not None else ()
+    letters `looked` says the ledger holds).  `appended`: (offset, length, crc32,
+    digests) of stretches this process appended, whose lines are judged from their
+    digests when the bytes there are still the ones written (_appended_rows)."""
     if looked is not None and size - start >= PRELOAD_BYTES:
         from m1nd.secrets import preload
 
         preload()  # many lines: their witnesses are judged in batches, by the compiled rules
+    rows: list[tuple] = []
+    at = start
+    for offset, length, crc, digests in appended:
+        if offset < at or offset + length > size:
+            continue
+        found, end = _scan_bytes(fd, at, offset, path, every, looked, tail=False)
+        rows.extend(found)
+        at = end
+        if end != offset:
+            break
+        data = os.pread(fd, length, offset)
+        found = _appended_rows(data, offset, digests, path, every, looked) if zlib.crc32(data) == crc else None
+        if found is None:
+            break
+        rows.extend(found)
+        at = offset + length
+    found, end = _scan_bytes(fd, at, size, path, every, looked)
+    rows.extend(found)
+    return rows, end
+
+
+def _scan_bytes(fd: int, start: int, size: int, path: bytes, every: list[str] | None, looked: Looked | None,
+                tail: bool = True) -> tuple[list[tuple], int]:
+    """_scan over bytes that are only bytes; `tail`: look at a final unterminated line."""
+    rows: list[tuple] = []
+    at, carry_at, carry = start, start, b""
+    observed = looked.observed if looked is not None else ()
     while at < size:
         chunk = os.pread(fd, min(BLOCK, size - at), at)
         if not chunk:
@@ -187,15 +269,16 @@ def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None =
             if every is not None:
                 _letters_in_block(data[:cut], every, observed)
         carry, carry_at = data[cut:], carry_at + cut
-    if carry:
+    if carry and tail:
         rows.extend(_rows_in_block(carry, carry_at, path, looked))
     return rows, carry_at
 
 
 def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = None,
-                 looked: Looked | None = None) -> bool:
+                 looked: Looked | None = None, spool: bool = False) -> bool:
     """Bring one file's rows up to its content; True when anything changed.  Raises
-    OSError for a file that cannot be read.  `every`, `looked`: see _scan."""
+    OSError for a file that cannot be read.  `every`, `looked`: see _scan; `spool`: the
+    file is the spool (`looked` keeps which stretch of it was looked at)."""
     key = path_key(path)
     fh = open_regular(path)
     try:
@@ -225,7 +308,10 @@ def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = N
             if not grew:
                 hashes = []
             con.execute("DELETE FROM case_letters WHERE path = ? AND offset >= ?", (key, start))
-            rows, offset = _scan(fd, start, st.st_size, key, every, looked)
+            appended = looked.appended.get(path, ()) if looked is not None else ()
+            rows, offset = _scan(fd, start, st.st_size, key, every, looked, appended)
+            if looked is not None and spool:
+                looked.spool = (st.st_dev, st.st_ino, start, offset)
             con.executemany("INSERT OR REPLACE INTO case_letters VALUES (?,?,?,?,?,?,?,?,?)", rows)
             hashes = region_hashes(fd, offset, hashes, start)
             after = os.fstat(fd)
@@ -265,7 +351,7 @@ class Index:
         self.arrived: list[str] = []  # digests of the letters on the boxes' lines looked at for the first time
 
     def update(self, spool_only: bool = False) -> None:
-        self.changed |= _update_file(self.con, self.run.paths.spool, looked=self.looked)
+        self.changed |= _update_file(self.con, self.run.paths.spool, looked=self.looked, spool=True)
         if spool_only:
             return
         self.boxes = []
