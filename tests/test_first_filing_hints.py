@@ -129,3 +129,21 @@ def test_the_ledger_holds_each_letter_of_the_union_once_and_its_index_the_sorted
     indexed = [orjson.loads(line)["digest"] for line in head.splitlines()]
     assert index[48:] == b"".join(sorted(bytes.fromhex(d) for d in indexed))
     assert ledger._known(paths, digests) == set(digests)  # the index and the lines after it, trusted
+
+
+def test_a_box_changed_between_the_filing_and_the_step_is_looked_at_as_bytes(tmp_path):
+    home, spool, root = workspace(str(tmp_path / "w"))
+    append(spool, spool_letters(200))
+    run = open_run(home=home, spool=spool, extra_roots=[root])
+    before = before_distribution(run)
+    receipt = distribute(run)
+    assert receipt.handover is not None and receipt.handover.appended  # what the step is handed
+    box = os.path.join(root, ".m1nd", "inbox.jsonl")
+    with open(box, "r+b") as fh:  # same size, same inode: only the checksum tells
+        data = fh.read()
+        fh.seek(0)
+        fh.write(data.replace(b'"flaky"', b'"crash"'))
+    after_distribution(run, receipt, before)
+    with Index(open_run(home=home, spool=spool, extra_roots=[root])) as index:
+        index.update()
+    assert rows(home) == rebuilt(home, spool, root)
