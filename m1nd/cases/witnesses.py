@@ -122,42 +122,55 @@ def _marked_lines(block: bytes) -> list[tuple[int, bytes]]:
     return lines
 
 
-def _rows_in_block(block: bytes, base: int, path: bytes, looked: Looked | None = None) -> list[tuple]:
+def _rows_in_block(block: bytes, base: int, rows: "_Rows") -> None:
     sha256 = hashlib.sha256
-    return _rows_of([(start, raw, sha256(raw).digest()) for start, raw in _marked_lines(block)], base, path, looked)
+    rows.add([(start, raw, sha256(raw).digest()) for start, raw in _marked_lines(block)], base)
 
 
-def _rows_of(lines: list[tuple[int, bytes, bytes]], base: int, path: bytes, looked: Looked | None) -> list[tuple]:
-    """The rows of these (start, raw, digest) lines that may be a witness or an escalation."""
-    from m1nd.secrets import compiling, held_in_batch, likely_secret
+class _Rows:
+    """The rows of one file's lines that may be a witness or an escalation, gathered
+    block by block; the witnesses among them are judged for secrets at the end, in one
+    batch (a held letter is never a witness)."""
 
-    known = looked.rows if looked is not None else {}
-    found: list[tuple[int, bytes, tuple | None]] = []  # (start, digest, classification)
-    judge: list[int] = []  # positions in `found` of witnesses whose bytes are not judged yet
-    raws: list[bytes] = []
-    for start, raw, digest in lines:
-        if digest in known:
-            found.append((start, digest, known[digest]))
-            continue
-        kind = _classify(raw)
-        if kind is not None:
-            role, fingerprint, obj = kind
-            get = obj.get
-            kind = (role, fingerprint, get("ts", ""), get("tool", ""), get("repo", ""), get("brain", ""))
-            if role == WITNESS:
-                judge.append(len(found))
-                raws.append(raw)
-        found.append((start, digest, kind))
-    if raws:  # a held letter is never a witness: the candidates judged in one batch, or
-        # one by one while the compiled rules are still compiling (never waiting for them)
-        held = {i for i, raw in enumerate(raws) if likely_secret(raw)} if compiling() else held_in_batch(raws)
-        for j, i in enumerate(judge):
-            if j in held:
-                start, digest, _ = found[i]
-                found[i] = (start, digest, None)
-    if looked is not None:
-        known.update((digest, kind) for _, digest, kind in found)
-    return [(path, base + start, digest, *kind) for start, digest, kind in found if kind is not None]
+    def __init__(self, path: bytes, looked: Looked | None) -> None:
+        self.path = path
+        self.looked = looked
+        self.found: list[tuple[int, bytes, tuple | None]] = []  # (offset, digest, classification)
+        self.judge: list[int] = []  # positions in `found` of witnesses whose bytes are not judged yet
+        self.raws: list[bytes] = []
+
+    def add(self, lines: list[tuple[int, bytes, bytes]], base: int) -> None:
+        """These (start, raw, digest) lines, whose starts are relative to `base`."""
+        known = self.looked.rows if self.looked is not None else {}
+        found = self.found
+        for start, raw, digest in lines:
+            if digest in known:
+                found.append((base + start, digest, known[digest]))
+                continue
+            kind = _classify(raw)
+            if kind is not None:
+                role, fingerprint, obj = kind
+                get = obj.get
+                kind = (role, fingerprint, get("ts", ""), get("tool", ""), get("repo", ""), get("brain", ""))
+                if role == WITNESS:
+                    self.judge.append(len(found))
+                    self.raws.append(raw)
+            found.append((base + start, digest, kind))
+
+    def done(self) -> list[tuple]:
+        from m1nd.secrets import compiling, held_in_batch, likely_secret
+
+        found, raws = self.found, self.raws
+        if raws:  # one batch, or one by one while the compiled rules still compile (never waiting)
+            held = {i for i, raw in enumerate(raws) if likely_secret(raw)} if compiling() else held_in_batch(raws)
+            for j, i in enumerate(self.judge):
+                if j in held:
+                    offset, digest, _ = found[i]
+                    found[i] = (offset, digest, None)
+        if self.looked is not None:
+            self.looked.rows.update((digest, kind) for _, digest, kind in found)
+        path = self.path
+        return [(path, offset, digest, *kind) for offset, digest, kind in found if kind is not None]
 
 
 def _marked(line: bytes) -> bool:
@@ -165,20 +178,20 @@ def _marked(line: bytes) -> bool:
     return any(marker in line and (not also or all(w in line.lower() for w in also)) for marker, also in MARKERS)
 
 
-def _appended_rows(data: bytes, base: int, digests: list[bytes], path: bytes, every: list[str] | None,
-                   looked: Looked) -> list[tuple] | None:
+def _appended_rows(data: bytes, base: int, digests: list[bytes], rows: _Rows, every: list[str] | None,
+                   looked: Looked) -> bool:
     """Rows (and letters for `every`) of lines this process appended to a box: `data`,
     at byte `base`, one line per digest in `digests` (sha256 of each line).  A line is
     judged from what `looked` knows of its digest where it can: a line classified
     before takes that classification, a letter the filing recorded is not parsed for
     the ledger, and a letter the filing read from a stretch of the spool this process
     looked at whole is unmarked when it was not classified.  None when `data` is not
-    those lines (then it is scanned as any bytes are)."""
+    those lines (then it is scanned as any bytes are, and nothing was taken)."""
     from m1nd.letters import load
 
     lines = data.split(b"\n")
     if lines.pop() != b"" or len(lines) != len(digests):
-        return None
+        return False
     sha256 = hashlib.sha256
     known, observed, covered = looked.rows, looked.observed, looked.covered()
     marked: list[tuple[int, bytes, bytes]] = []
@@ -197,7 +210,8 @@ def _appended_rows(data: bytes, base: int, digests: list[bytes], path: bytes, ev
             obj = load(raw)
             if obj is not None and obj.get("kind") != "mission":
                 every.append(digest.hex())
-    return _rows_of(marked, base, path, looked)
+    rows.add(marked, base)
+    return True
 
 
 def _letters_in_block(block: bytes, every: list[str], observed=()) -> None:
@@ -230,31 +244,26 @@ def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None =
         from m1nd.secrets import preload
 
         preload()  # many lines: their witnesses are judged in batches, by the compiled rules
-    rows: list[tuple] = []
+    rows = _Rows(path, looked)
     at = start
     for offset, length, crc, digests in appended:
         if offset < at or offset + length > size:
             continue
-        found, end = _scan_bytes(fd, at, offset, path, every, looked, tail=False)
-        rows.extend(found)
-        at = end
-        if end != offset:
+        at = _scan_bytes(fd, at, offset, rows, every, looked, tail=False)
+        if at != offset:
             break
         data = os.pread(fd, length, offset)
-        found = _appended_rows(data, offset, digests, path, every, looked) if zlib.crc32(data) == crc else None
-        if found is None:
+        if zlib.crc32(data) != crc or not _appended_rows(data, offset, digests, rows, every, looked):
             break
-        rows.extend(found)
         at = offset + length
-    found, end = _scan_bytes(fd, at, size, path, every, looked)
-    rows.extend(found)
-    return rows, end
+    end = _scan_bytes(fd, at, size, rows, every, looked)
+    return rows.done(), end
 
 
-def _scan_bytes(fd: int, start: int, size: int, path: bytes, every: list[str] | None, looked: Looked | None,
-                tail: bool = True) -> tuple[list[tuple], int]:
-    """_scan over bytes that are only bytes; `tail`: look at a final unterminated line."""
-    rows: list[tuple] = []
+def _scan_bytes(fd: int, start: int, size: int, rows: _Rows, every: list[str] | None, looked: Looked | None,
+                tail: bool = True) -> int:
+    """_scan over bytes that are only bytes; `tail`: look at a final unterminated line.
+    Returns the offset after the last `\\n`."""
     at, carry_at, carry = start, start, b""
     observed = looked.observed if looked is not None else ()
     while at < size:
@@ -265,13 +274,13 @@ def _scan_bytes(fd: int, start: int, size: int, path: bytes, every: list[str] | 
         data = carry + chunk
         cut = data.rfind(b"\n") + 1
         if cut:
-            rows.extend(_rows_in_block(data[:cut], carry_at, path, looked))
+            _rows_in_block(data[:cut], carry_at, rows)
             if every is not None:
                 _letters_in_block(data[:cut], every, observed)
         carry, carry_at = data[cut:], carry_at + cut
     if carry and tail:
-        rows.extend(_rows_in_block(carry, carry_at, path, looked))
-    return rows, carry_at
+        _rows_in_block(carry, carry_at, rows)
+    return carry_at
 
 
 def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = None,
