@@ -186,13 +186,15 @@ def _build_index(paths: Paths, entries: dict[str, Entry], covered: int, last_lin
 
 
 def _build_sorted_index(paths: Paths, keys: list[bytes], covered: int, last_line: bytes) -> None:
-    from m1nd.fsutil import atomic_write
+    from itertools import chain
 
-    blob = b"".join(keys)
+    from m1nd.fsutil import atomic_write_parts
+
+    head = _INDEX_MAGIC + covered.to_bytes(8, "little") + _last_line_hash(last_line)
+    parts = chain((head,), (b"".join(keys[at:at + SEEN_BLOCK]) for at in range(0, len(keys), SEEN_BLOCK)))
     try:
         ensure_dir(paths.state)
-        atomic_write(_index_path(paths), _INDEX_MAGIC + covered.to_bytes(8, "little") + _last_line_hash(last_line)
-                     + blob, sync=False)
+        atomic_write_parts(_index_path(paths), parts, sync=False)
     except OSError:
         pass  # a cache: the next reader rebuilds it
 
@@ -326,7 +328,21 @@ def _append(paths: Paths, blocks: Iterable[bytes]) -> int:
     return whole
 
 
-SEEN_BLOCK = 1 << 16  # entries per write when a filing records what it read
+SEEN_BLOCK = 1 << 13  # entries per write (and per membership check) when a filing records what it read
+
+
+def _known_of(paths: Paths, digests: list[bytes]) -> set[bytes]:
+    """`_known` for digests as bytes, asked in blocks (a million hex strings at once
+    would be the largest thing a first filing holds); none without a ledger."""
+    try:
+        if os.stat(ledger_path(paths)).st_size == 0:
+            return set()
+    except FileNotFoundError:
+        return set()
+    found: set[bytes] = set()
+    for at in range(0, len(digests), SEEN_BLOCK):
+        found.update(bytes.fromhex(h) for h in _known(paths, [d.hex() for d in digests[at:at + SEEN_BLOCK]]))
+    return found
 
 
 def record_seen(paths: Paths, digests: Iterable[bytes], observed_at: str) -> int:
@@ -337,17 +353,17 @@ def record_seen(paths: Paths, digests: Iterable[bytes], observed_at: str) -> int
     (it is exactly the sorted digests), so the next check need not read the ledger back."""
     from binascii import hexlify
 
-    wanted = list(dict.fromkeys(digests))
+    wanted = list(digests if isinstance(digests, dict) else dict.fromkeys(digests))
     if not wanted or not os.path.isdir(paths.home):
         return 0
-    if len(_known(paths, [d.hex() for d in wanted])) == len(wanted):
+    if len(_known_of(paths, wanted)) == len(wanted):
         return 0
     ensure_dir(records_dir(paths))
     path = ledger_path(paths)
     stamp = observed_at.encode()
     with lock_for(paths.locks, "ledger", path):
-        known = _known(paths, [d.hex() for d in wanted])
-        fresh = [d for d in wanted if d.hex() not in known] if known else wanted
+        known = _known_of(paths, wanted)
+        fresh = [d for d in wanted if d not in known] if known else wanted
         if not fresh:
             return 0
 
