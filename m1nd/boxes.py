@@ -164,7 +164,7 @@ def _locked_box(box: Box) -> int:
 
 
 def append(box: Box, ids: list[bytes], raws: list[bytes], lock_dir: str, index: BoxIndex, exclude=None,
-           appended: list | None = None) -> int:
+           appended: list | None = None, written: list | None = None) -> int:
     """Append every letter not yet in the box (by full sha256 digest, `ids`: two
     different lines sharing a 12-hex id are both appended), under the box's lock.
 
@@ -174,7 +174,8 @@ def append(box: Box, ids: list[bytes], raws: list[bytes], lock_dir: str, index: 
     many letters were appended; raises Refused for a refused box.  (`lock_dir` is
     no longer used: the lock is on the box itself.)  `exclude(new_digests)`, when
     given, names the new letters to leave out all the same (git holds them elsewhere).
-    `appended`, when given, gets the digests of the letters appended.
+    `appended`, when given, gets the digests of the letters appended; `written` gets
+    (offset, bytes written there, their ids) for each write.
     """
     fd = _locked_box(box)
     try:
@@ -196,6 +197,8 @@ def append(box: Box, ids: list[bytes], raws: list[bytes], lock_dir: str, index: 
         index.appended(fd, size_before + len(data))
         if appended is not None:
             appended.extend(ids[i] for i in keep)
+        if written is not None:
+            written.append((size_before, data, [ids[i] for i in keep]))
         return len(keep)
     finally:
         os.close(fd)  # closing the descriptor releases the lock

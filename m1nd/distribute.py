@@ -21,8 +21,9 @@ import hashlib
 import os
 import shlex
 import sys
+import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import orjson
@@ -74,6 +75,16 @@ class BoxProblem:
 
 
 @dataclass(frozen=True)
+class Handover:
+    """What a filing knows of the lines it read and appended, for the witness index
+    (cases/witnesses.py) to look at the same lines in the boxes without parsing them again."""
+
+    appended: dict  # {box path: [(offset, length, crc32 of the bytes, digest of each line)]}
+    read: tuple[int, int, int, int]  # (dev, ino, start, end) of the spool stretch read
+    observed: dict | None = None  # digests of the letters recorded in the coverage ledger
+
+
+@dataclass(frozen=True)
 class Receipt:
     spool_total: int
     appended: int
@@ -87,6 +98,9 @@ class Receipt:
     notes: tuple[str, ...] = ()  # state that did not verify and was rebuilt; letters that wait
     waiting_by_box: tuple[tuple[str, int], ...] = ()  # (box path, letters waiting for a safe filing)
     malformed: tuple[int, ...] = ()  # spool line numbers read this run that are malformed (never filed)
+    # What the escalation step after this run needs not work out again (Handover).
+    # Not part of what a receipt says.
+    handover: Handover | None = field(default=None, compare=False, repr=False)
 
     def appended_to(self, box_path: str) -> int:
         return dict(self.appended_by_box).get(box_path, 0)
@@ -149,6 +163,7 @@ class _Filer:
         self.buffered = 0
         self.appended = 0
         self.waited: dict[int, int] = {}  # pair -> letters of this run left waiting
+        self.written: dict[str, list] = {}  # Handover.appended
 
     def add(self, box: Box, lid: bytes, raw: bytes, pair: int, refiled: bool = False) -> None:
         batch = self.batches.get(box.path)
@@ -198,12 +213,17 @@ class _Filer:
                 else:
                     pause("consented-append")
             if self.write and not batch.problem and raws:
+                written: list = []
                 try:
                     n = boxes.append(batch.box, ids, raws, self.run.paths.locks, batch.index,
                                      exclude=self._committed_filter(batch),
-                                     appended=batch.filed if batch.consented else None)
+                                     appended=batch.filed if batch.consented else None, written=written)
                     batch.appended += n
                     self.appended += n
+                    for offset, data, digests in written:
+                        if data[:1] != b"\n":  # (a box whose last line was cut short: scanned)
+                            self.written.setdefault(batch.box.path, []).append(
+                                (offset, len(data), zlib.crc32(data), digests))
                 except boxes.Refused as exc:
                     batch.problem = str(exc)
                 except OSError as exc:
@@ -307,7 +327,8 @@ class _Pass:
         self.moved: set[int] = set()  # pairs whose letters are filed again from their locations
         self.refile: list[tuple[int, bytes]] = []  # (pair, raw) of those letters, checked (read_moved)
         self.malformed: list[int] = []  # malformed spool lines read this run
-        self.seen: list[bytes] = []  # sha256 of each letter read this run (for the coverage ledger)
+        self.handover: Handover | None = None
+        self.seen: dict[bytes, None] = {}  # sha256 of each letter read this run, once each (the coverage ledger)
 
     # -- state -----------------------------------------------------------------
     def start(self) -> None:
@@ -451,6 +472,7 @@ class _Pass:
         pack = LOCATION.pack
         sha256 = hashlib.sha256
         offset = state.mark.offset if state.mark else 0
+        first = offset
         lines = state.mark.lines if state.mark else 0
         n = lines
         size = os.fstat(self.fd).st_size
@@ -491,7 +513,7 @@ class _Pass:
             records += pack(i, start, len(raw))
             digest = sha256(raw).digest()
             if obj.get("kind") != "mission":
-                seen.append(digest)
+                seen[digest] = None
             if kind == MEDULLA:
                 filer.add(box, digest, raw, -1)
             else:
@@ -522,6 +544,8 @@ class _Pass:
             self._save(offset, lines, sorted(refiling | set(self.state.waiting) | self.deferred))
         if progress is not None:
             progress(size, size)
+        st = os.fstat(self.fd)
+        self.handover = Handover(filer.written, (st.st_dev, st.st_ino, first, offset))
         return self._receipt(filer, problems, tail_counts)
 
     def read_moved(self) -> bool:
@@ -693,6 +717,7 @@ def distribute(run: Run, write: bool = True, progress: Progress | None = None, g
                 one.start()
                 receipt = one.run_pass(fh)
             remember_bound_root(run, receipt)
+            receipt = replace(receipt, handover=one.handover)
             return _record_coverage(run, one.seen, receipt)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""  # one line that says where
@@ -720,20 +745,18 @@ def remember_bound_root(run: Run, receipt: Receipt) -> None:
                          f"(m1nd roster remove {shlex.quote(root)} undoes it)\n")
 
 
-def _record_coverage(run: Run, seen: list[bytes], receipt: Receipt) -> Receipt:
+def _record_coverage(run: Run, seen: dict[bytes, None], receipt: Receipt) -> Receipt:
     """The coverage ledger (reports): the letters this run read (their digests taken in
     the pass), at their read time, so that a report never waits for a read command to
     notice them.  A ledger that cannot be written never stops a filing: it warns."""
-    from dataclasses import replace
-
     from m1nd import ledger
     from m1nd.clock import parse_now, stamp
 
     if not seen:
         return receipt
     try:
-        ledger.record(run.paths, ((h[:12], h) for h in (d.hex() for d in seen)), stamp(parse_now()))
+        ledger.record_seen(run.paths, seen, stamp(parse_now()))
     except (OSError, M1ndError) as exc:
         warning = f"coverage ledger not updated: {getattr(exc, 'message', None) or exc}"
         return replace(receipt, notes=receipt.notes + (warning,))
-    return receipt
+    return replace(receipt, handover=replace(receipt.handover, observed=seen)) if receipt.handover else receipt

@@ -98,10 +98,16 @@ def atomic_write(path: str, data: bytes, mode: int = 0o600, sync: bool = True) -
 
     `sync=False` keeps the atomic rename but skips the fsyncs (for caches).
     """
+    atomic_write_parts(path, (data,), mode, sync)
+
+
+def atomic_write_parts(path: str, parts, mode: int = 0o600, sync: bool = True) -> None:
+    """atomic_write of the concatenation of `parts` (an iterable of bytes), never joined."""
     directory = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=directory)
     try:
-        write_all(fd, data)
+        for data in parts:
+            write_all(fd, data)
         os.fchmod(fd, mode)
         if sync:
             os.fsync(fd)

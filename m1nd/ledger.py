@@ -182,13 +182,19 @@ def _last_line_hash(data_end: bytes) -> bytes:
 
 
 def _build_index(paths: Paths, entries: dict[str, Entry], covered: int, last_line: bytes) -> None:
-    from m1nd.fsutil import atomic_write
+    _build_sorted_index(paths, sorted(bytes.fromhex(d) for d in entries), covered, last_line)
 
-    blob = b"".join(sorted(bytes.fromhex(d) for d in entries))
+
+def _build_sorted_index(paths: Paths, keys: list[bytes], covered: int, last_line: bytes) -> None:
+    from itertools import chain
+
+    from m1nd.fsutil import atomic_write_parts
+
+    head = _INDEX_MAGIC + covered.to_bytes(8, "little") + _last_line_hash(last_line)
+    parts = chain((head,), (b"".join(keys[at:at + SEEN_BLOCK]) for at in range(0, len(keys), SEEN_BLOCK)))
     try:
         ensure_dir(paths.state)
-        atomic_write(_index_path(paths), _INDEX_MAGIC + covered.to_bytes(8, "little") + _last_line_hash(last_line)
-                     + blob, sync=False)
+        atomic_write_parts(_index_path(paths), parts, sync=False)
     except OSError:
         pass  # a cache: the next reader rebuilds it
 
@@ -295,19 +301,81 @@ def record(paths: Paths, letters: Iterable[tuple[str, str]], observed_at: str,
                 added.append(Entry(lid, digest, observed_at))
         if not added:
             return []
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            size = os.fstat(fd).st_size
-            whole = size
-            if size:
-                # an append cut short by a crash recorded nothing: cut it off
-                last = os.pread(fd, min(size, _LINE_LEN + 1), max(size - _LINE_LEN - 1, 0))
-                if not last.endswith(b"\n"):
-                    whole = size - (len(last) - (last.rfind(b"\n") + 1))
-                    os.ftruncate(fd, whole)
-            write_all(fd, b"".join(_line(e) for e in added))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        fsync_dir(records_dir(paths))
+        _append(paths, [b"".join(_line(e) for e in added)])
         return added
+
+
+def _append(paths: Paths, blocks: Iterable[bytes]) -> int:
+    """Append these blocks of whole lines to the ledger (call under its lock), after
+    cutting off an append a crash left unfinished; fsynced.  Returns the size before."""
+    path = ledger_path(paths)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        size = os.fstat(fd).st_size
+        whole = size
+        if size:
+            # an append cut short by a crash recorded nothing: cut it off
+            last = os.pread(fd, min(size, _LINE_LEN + 1), max(size - _LINE_LEN - 1, 0))
+            if not last.endswith(b"\n"):
+                whole = size - (len(last) - (last.rfind(b"\n") + 1))
+                os.ftruncate(fd, whole)
+        for block in blocks:
+            write_all(fd, block)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_dir(records_dir(paths))
+    return whole
+
+
+SEEN_BLOCK = 1 << 13  # entries per write (and per membership check) when a filing records what it read
+
+
+def _known_of(paths: Paths, digests: list[bytes]) -> set[bytes]:
+    """`_known` for digests as bytes, asked in blocks (a million hex strings at once
+    would be the largest thing a first filing holds); none without a ledger."""
+    try:
+        if os.stat(ledger_path(paths)).st_size == 0:
+            return set()
+    except FileNotFoundError:
+        return set()
+    found: set[bytes] = set()
+    for at in range(0, len(digests), SEEN_BLOCK):
+        found.update(bytes.fromhex(h) for h in _known(paths, [d.hex() for d in digests[at:at + SEEN_BLOCK]]))
+    return found
+
+
+def record_seen(paths: Paths, digests: Iterable[bytes], observed_at: str) -> int:
+    """`record` for a filing's letters, given as distinct sha256 digests (bytes) in the
+    order read: the same lines `record` writes for them, built and written in blocks so
+    that a large first filing holds no second copy of what it read.  Returns how many
+    were added.  Into a ledger that was empty, the membership index is written at once
+    (it is exactly the sorted digests), so the next check need not read the ledger back."""
+    from binascii import hexlify
+
+    wanted = list(digests if isinstance(digests, dict) else dict.fromkeys(digests))
+    if not wanted or not os.path.isdir(paths.home):
+        return 0
+    if len(_known_of(paths, wanted)) == len(wanted):
+        return 0
+    ensure_dir(records_dir(paths))
+    path = ledger_path(paths)
+    stamp = observed_at.encode()
+    with lock_for(paths.locks, "ledger", path):
+        known = _known_of(paths, wanted)
+        fresh = [d for d in wanted if d not in known] if known else wanted
+        if not fresh:
+            return 0
+
+        def blocks():
+            for at in range(0, len(fresh), SEEN_BLOCK):
+                yield b"".join(b'{"id":"%s","digest":"%s","observed_at":"%s"}\n' % (h[:12], h, stamp)
+                               for h in map(hexlify, fresh[at:at + SEEN_BLOCK]))
+
+        before = _append(paths, blocks())
+        if before == 0:
+            with open(path, "rb") as lf:
+                end = os.fstat(lf.fileno()).st_size
+                lf.seek(max(end - _LINE_LEN - 1, 0))
+                _build_sorted_index(paths, sorted(fresh), end, lf.read())
+        return len(fresh)

@@ -38,45 +38,38 @@ def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = No
 
 @dataclass(frozen=True)
 class Before:
-    """`before_distribution` looked at the spool's new lines (kept in the index)."""
+    """What `before_distribution` did: nothing any more (see there)."""
 
     looked: bool
 
 
 def before_distribution(run: Run) -> Before | None:
-    """The call sites' line before distributing: look at the spool's new lines now (the
-    bytes the distribution is about to read, while they are in the page cache), so that
-    the step after it has only the boxes' new lines left to look at.  Never fails."""
-    import os
-    import sqlite3
-
-    from m1nd.cases.witnesses import Index
-
-    if not os.path.isdir(run.paths.home):  # a filing makes the home; a look never does
-        return None
-    try:
-        with Index(run) as index:
-            index.update(spool_only=True)
-            if index.changed:  # the step after the filing decides over what was seen here
-                index.set_undecided(True)
-    except (OSError, ValueError, sqlite3.Error):
-        return None
-    return Before(True)
+    """The call sites' line before distributing.  The spool's new lines are no longer
+    looked at here but by the step after the filing, together with the boxes' new
+    lines: by then the filing has loaded the compiled secret rules, which judge every
+    possible witness in one batch (here they would still be compiling, and each
+    witness would be judged on its own), and the filing's receipt says which letters
+    it recorded in the coverage ledger, so that the box lines it appended are not
+    parsed again for it.  Never fails."""
+    del run
+    return Before(False)
 
 
 def escalate(run: Run, receipt=None, before: Before | None = None, gate=None) -> Escalated:
     """Escalate every fingerprint that needs it, deciding from the witness index
     (witnesses.py), brought current with what is new in the spool and the boxes:
-    a filing never builds the read model.  `receipt` and `before`: the distribution
-    just run and what was looked at before it (the index knows either way); `gate`:
+    a filing never builds the read model.  `receipt`: the distribution just run (its
+    `handover` says what it knows of the lines it filed); `before` is not used; `gate`:
     which boxes this filing may write (gitops/safety.py: a consented box waits while
     git is busy, and for a hook that may not write it), by default a command the user runs."""
     from m1nd import boxes
     from m1nd.cases import engine
-    from m1nd.cases.witnesses import Index
+    from m1nd.cases.witnesses import Index, Looked
 
-    del receipt, before
-    with lock_for(run.paths.locks, "distribute", run.paths.state), Index(run) as index:
+    del before
+    handover = getattr(receipt, "handover", None)  # what the filing knows of the lines it filed
+    looked = Looked(handover.observed, handover.appended, handover.read) if handover is not None else Looked()
+    with lock_for(run.paths.locks, "distribute", run.paths.state), Index(run, looked) as index:
         index.update()
         if index.arrived:
             # Box lines that came by git are observed by this filing, as its spool lines
@@ -151,4 +144,5 @@ def after_distribution(run: Run, receipt, before: Before | None = None, gate=Non
         problems = (f"escalation skipped: {exc.filename or ''} {exc.strerror or exc}".strip(),)
     except sqlite3.Error as exc:  # the index's database (witnesses.py): derived, rebuilt later
         problems = (f"escalation skipped: {exc}",)
-    return dataclasses.replace(receipt, notes=receipt.notes + problems) if problems else receipt
+    # The receipt no longer carries what the filing observed: the step was its one reader.
+    return dataclasses.replace(receipt, notes=receipt.notes + problems, handover=None)

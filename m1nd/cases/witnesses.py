@@ -22,6 +22,7 @@ import hashlib
 import os
 import sqlite3
 import time
+import zlib
 from dataclasses import dataclass
 
 import orjson
@@ -37,7 +38,8 @@ from m1nd.readmodel import store
 from m1nd.readmodel.update import RACY_NS, path_key
 from m1nd.run import Run
 
-BLOCK = 16 << 20
+BLOCK = 4 << 20  # bytes read at a time: a block and its copy stay small beside what a filing holds
+PRELOAD_BYTES = 4 << 20  # as distribute.py: new bytes worth compiling the secret rules for
 WITNESS, ESCALATION = "w", "e"
 # Every witness's line holds one of these bytes exactly: a `"kind"` key (the eight, and
 # the misdelivery mapping, both need one), a backfill rule's marker, or a `\u` escape
@@ -56,8 +58,10 @@ UNDECIDED_KEY = "cases_undecided"
 
 
 def _classify(raw: bytes) -> tuple[str, str, dict] | None:
-    """(role, fingerprint, fields) of a line that is a witness or an escalation, else
-    None.  The same decision as the fold (fold.py) makes over read-model rows."""
+    """(role, fingerprint, fields) of a line that may be a witness or an escalation, else
+    None: the same decision as the fold (fold.py) makes over read-model rows, but for
+    one step, left to the caller because it is cheaper over many lines at once: a
+    witness must not be held (`secrets.held_in_batch`; source.py: WANTED)."""
     obj = load(raw)
     if obj is None or obj.get("kind") == "mission":
         return None
@@ -72,15 +76,35 @@ def _classify(raw: bytes) -> tuple[str, str, dict] | None:
     fingerprint = fps.derive(letter).fingerprint
     if fingerprint is None:
         return None
-    from m1nd.secrets import likely_secret
-
-    if likely_secret(raw):  # a held letter is never a witness (source.py: WANTED)
-        return None
     return WITNESS, fingerprint, obj
 
 
-def _rows_in_block(block: bytes, base: int, path: bytes) -> list[tuple]:
-    rows: list[tuple] = []
+class Looked:
+    """What one process already knows about lines, by their sha256 digest, so that a
+    line seen twice (in the spool, then in the box a filing appended it to) is parsed
+    once.  `rows`: the classification of each marked line judged (None: neither a
+    witness nor an escalation), a pure function of its bytes; `observed`: letters the
+    coverage ledger is known to hold (the filing just recorded them)."""
+
+    def __init__(self, observed=None, appended=None, read=None) -> None:
+        self.rows: dict[bytes, tuple | None] = {}
+        self.observed = observed if observed is not None else {}
+        # {box path: [(offset, length, crc32, digests)]}: what the filing appended
+        self.appended = appended or {}
+        self.read = read  # (dev, ino, start, end) of the spool stretch the filing read
+        self.spool: tuple | None = None  # the same of the stretch this process looked at
+
+    def covered(self) -> bool:
+        """Whether every letter the filing read was on a spool line looked at here, so
+        that one not classified here holds no marker."""
+        if self.read is None or self.spool is None:
+            return False
+        return self.read[:2] == self.spool[:2] and self.spool[2] <= self.read[2] and self.read[3] <= self.spool[3]
+
+
+def _marked_lines(block: bytes) -> list[tuple[int, bytes]]:
+    """(start, raw) of every line of the block holding a marker, by marker order."""
+    lines: list[tuple[int, bytes]] = []
     seen: set[int] = set()
     for marker, also in MARKERS:
         at = block.find(marker)
@@ -93,36 +117,155 @@ def _rows_in_block(block: bytes, base: int, path: bytes) -> list[tuple]:
                 line = block[start:end]
                 raw = line[:-1] if line.endswith(b"\r") else line  # letters.py: one `\r` goes
                 if (not also or all(w in line.lower() for w in also)) and raw.strip():
-                    found = _classify(raw)
-                    if found is not None:
-                        role, fingerprint, obj = found
-                        get = obj.get
-                        digest = hashlib.sha256(raw).digest()
-                        rows.append((path, base + start, digest, role, fingerprint, get("ts", ""),
-                                     get("tool", ""), get("repo", ""), get("brain", "")))
+                    lines.append((start, raw))
             at = block.find(marker, end)
-    return rows
+    return lines
 
 
-def _letters_in_block(block: bytes, every: list[str]) -> None:
-    """The digests of the letters among these whole lines, for the coverage ledger, as
-    a filing records its spool lines: malformed and blank lines and missions left out."""
+def _rows_in_block(block: bytes, base: int, rows: "_Rows") -> None:
+    sha256 = hashlib.sha256
+    rows.add([(start, raw, sha256(raw).digest()) for start, raw in _marked_lines(block)], base)
+
+
+class _Rows:
+    """The rows of one file's lines that may be a witness or an escalation, gathered
+    block by block; the witnesses among them are judged for secrets at the end, in one
+    batch (a held letter is never a witness)."""
+
+    def __init__(self, path: bytes, looked: Looked | None) -> None:
+        self.path = path
+        self.looked = looked
+        self.found: list[tuple[int, bytes, tuple | None]] = []  # (offset, digest, classification)
+        self.judge: list[int] = []  # positions in `found` of witnesses whose bytes are not judged yet
+        self.raws: list[bytes] = []
+
+    def add(self, lines: list[tuple[int, bytes, bytes]], base: int) -> None:
+        """These (start, raw, digest) lines, whose starts are relative to `base`."""
+        known = self.looked.rows if self.looked is not None else {}
+        found = self.found
+        for start, raw, digest in lines:
+            if digest in known:
+                found.append((base + start, digest, known[digest]))
+                continue
+            kind = _classify(raw)
+            if kind is not None:
+                role, fingerprint, obj = kind
+                get = obj.get
+                kind = (role, fingerprint, get("ts", ""), get("tool", ""), get("repo", ""), get("brain", ""))
+                if role == WITNESS:
+                    self.judge.append(len(found))
+                    self.raws.append(raw)
+            found.append((base + start, digest, kind))
+
+    def done(self) -> list[tuple]:
+        from m1nd.secrets import compiling, held_in_batch, likely_secret
+
+        found, raws = self.found, self.raws
+        if raws:  # one batch, or one by one while the compiled rules still compile (never waiting)
+            held = {i for i, raw in enumerate(raws) if likely_secret(raw)} if compiling() else held_in_batch(raws)
+            for j, i in enumerate(self.judge):
+                if j in held:
+                    offset, digest, _ = found[i]
+                    found[i] = (offset, digest, None)
+        if self.looked is not None:
+            self.looked.rows.update((digest, kind) for _, digest, kind in found)
+        path = self.path
+        return [(path, offset, digest, *kind) for offset, digest, kind in found if kind is not None]
+
+
+def _marked(line: bytes) -> bool:
+    """Whether _marked_lines would pick this line (without its `\\n`)."""
+    return any(marker in line and (not also or all(w in line.lower() for w in also)) for marker, also in MARKERS)
+
+
+def _appended_rows(data: bytes, base: int, digests: list[bytes], rows: _Rows, every: list[str] | None,
+                   looked: Looked) -> bool:
+    """Rows (and letters for `every`) of lines this process appended to a box: `data`,
+    at byte `base`, one line per digest in `digests` (sha256 of each line).  A line is
+    judged from what `looked` knows of its digest where it can: a line classified
+    before takes that classification, a letter the filing recorded is not parsed for
+    the ledger, and a letter the filing read from a stretch of the spool this process
+    looked at whole is unmarked when it was not classified.  None when `data` is not
+    those lines (then it is scanned as any bytes are, and nothing was taken)."""
     from m1nd.letters import load
 
+    lines = data.split(b"\n")
+    if lines.pop() != b"" or len(lines) != len(digests):
+        return False
+    sha256 = hashlib.sha256
+    known, observed, covered = looked.rows, looked.observed, looked.covered()
+    marked: list[tuple[int, bytes, bytes]] = []
+    at = 0
+    for line, digest in zip(lines, digests):
+        start, at = at, at + len(line) + 1
+        raw = line
+        if raw.endswith(b"\r"):  # letters.py: one `\r` goes, so the box line is another letter
+            raw = raw[:-1]
+            digest = sha256(raw).digest()
+        if not raw.strip():
+            continue
+        if digest in known or not (covered and digest in observed) and _marked(line):
+            marked.append((start, raw, digest))
+        if every is not None and digest not in observed:
+            obj = load(raw)
+            if obj is not None and obj.get("kind") != "mission":
+                every.append(digest.hex())
+    rows.add(marked, base)
+    return True
+
+
+def _letters_in_block(block: bytes, every: list[str], observed=()) -> None:
+    """The digests of the letters among these whole lines, for the coverage ledger, as
+    a filing records its spool lines: malformed and blank lines and missions left out.
+    A line whose digest is in `observed` is a letter the ledger holds: not parsed again."""
+    from m1nd.letters import load
+
+    sha256 = hashlib.sha256
     for line in block.split(b"\n"):
         raw = line[:-1] if line.endswith(b"\r") else line
         if raw.strip():
+            digest = sha256(raw).digest()
+            if digest in observed:
+                continue
             obj = load(raw)
             if obj is not None and obj.get("kind") != "mission":
-                every.append(hashlib.sha256(raw).hexdigest())
+                every.append(digest.hex())
 
 
-def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None = None) -> tuple[list[tuple], int]:
+def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None = None,
+          looked: Looked | None = None, appended=()) -> tuple[list[tuple], int]:
     """Rows of the lines in [start, size), and the offset after the last `\\n` (a final
     unterminated line is looked at, but read again next time: it may still grow).  With
-    `every`, the digest of each letter on a whole line is appended to it too."""
-    rows: list[tuple] = []
+    `every`, the digest of each letter on a whole line is appended to it too (but for
+    letters `looked` says the ledger holds).  `appended`: (offset, length, crc32,
+    digests) of stretches this process appended, whose lines are judged from their
+    digests when the bytes there are still the ones written (_appended_rows)."""
+    if looked is not None and size - start >= PRELOAD_BYTES:
+        from m1nd.secrets import preload
+
+        preload()  # many lines: their witnesses are judged in batches, by the compiled rules
+    rows = _Rows(path, looked)
+    at = start
+    for offset, length, crc, digests in appended:
+        if offset < at or offset + length > size:
+            continue
+        at = _scan_bytes(fd, at, offset, rows, every, looked, tail=False)
+        if at != offset:
+            break
+        data = os.pread(fd, length, offset)
+        if zlib.crc32(data) != crc or not _appended_rows(data, offset, digests, rows, every, looked):
+            break
+        at = offset + length
+    end = _scan_bytes(fd, at, size, rows, every, looked)
+    return rows.done(), end
+
+
+def _scan_bytes(fd: int, start: int, size: int, rows: _Rows, every: list[str] | None, looked: Looked | None,
+                tail: bool = True) -> int:
+    """_scan over bytes that are only bytes; `tail`: look at a final unterminated line.
+    Returns the offset after the last `\\n`."""
     at, carry_at, carry = start, start, b""
+    observed = looked.observed if looked is not None else ()
     while at < size:
         chunk = os.pread(fd, min(BLOCK, size - at), at)
         if not chunk:
@@ -131,18 +274,20 @@ def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None =
         data = carry + chunk
         cut = data.rfind(b"\n") + 1
         if cut:
-            rows.extend(_rows_in_block(data[:cut], carry_at, path))
+            _rows_in_block(data[:cut], carry_at, rows)
             if every is not None:
-                _letters_in_block(data[:cut], every)
+                _letters_in_block(data[:cut], every, observed)
         carry, carry_at = data[cut:], carry_at + cut
-    if carry:
-        rows.extend(_rows_in_block(carry, carry_at, path))
-    return rows, carry_at
+    if carry and tail:
+        _rows_in_block(carry, carry_at, rows)
+    return carry_at
 
 
-def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = None) -> bool:
+def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = None,
+                 looked: Looked | None = None, spool: bool = False) -> bool:
     """Bring one file's rows up to its content; True when anything changed.  Raises
-    OSError for a file that cannot be read.  `every`: see _scan."""
+    OSError for a file that cannot be read.  `every`, `looked`: see _scan; `spool`: the
+    file is the spool (`looked` keeps which stretch of it was looked at)."""
     key = path_key(path)
     fh = open_regular(path)
     try:
@@ -172,7 +317,10 @@ def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = N
             if not grew:
                 hashes = []
             con.execute("DELETE FROM case_letters WHERE path = ? AND offset >= ?", (key, start))
-            rows, offset = _scan(fd, start, st.st_size, key, every)
+            appended = looked.appended.get(path, ()) if looked is not None else ()
+            rows, offset = _scan(fd, start, st.st_size, key, every, looked, appended)
+            if looked is not None and spool:
+                looked.spool = (st.st_dev, st.st_ino, start, offset)
             con.executemany("INSERT OR REPLACE INTO case_letters VALUES (?,?,?,?,?,?,?,?,?)", rows)
             hashes = region_hashes(fd, offset, hashes, start)
             after = os.fstat(fd)
@@ -203,15 +351,16 @@ class Entry:
 class Index:
     """The index for one run: open, brought current (`update`), asked, closed."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, looked: Looked | None = None) -> None:
         self.run = run
+        self.looked = looked if looked is not None else Looked()
         self.con, self.persistent, _ = store.open_db(run.paths.state)
         self.boxes: list[Box] = []  # the run's boxes whose letters are in the union, in run order
         self.changed = False
         self.arrived: list[str] = []  # digests of the letters on the boxes' lines looked at for the first time
 
     def update(self, spool_only: bool = False) -> None:
-        self.changed |= _update_file(self.con, self.run.paths.spool)
+        self.changed |= _update_file(self.con, self.run.paths.spool, looked=self.looked, spool=True)
         if spool_only:
             return
         self.boxes = []
@@ -219,7 +368,7 @@ class Index:
             if refusal(box):
                 continue  # a refused box is not read: its letters are not in the union
             try:
-                self.changed |= _update_file(self.con, box.path, self.arrived)
+                self.changed |= _update_file(self.con, box.path, self.arrived, self.looked)
             except OSError:
                 continue  # an unreadable box: not in the union this run
             self.boxes.append(box)
