@@ -2,6 +2,11 @@
 request, as a ratio to the baseline measured in the same run.
 
     python bench/serve.py [--letters 1000000] [--repos 50] [--requests 50] [--workdir DIR]
+    python bench/serve.py --load [--letters 100000] [--clients 32] [--seconds 30] [--every 0.05]
+
+`--load` is issue 18's measurement instead (bench/serve_load.py): a realistic spool,
+clients each waiting for its answer on four routes while letters keep arriving; it
+prints p50/p95/p99/max per route and the errors.
 
 Reuses bench/generate.py (through bench/run.py's Bench) for the spool, the roster of
 K roots and a first distribution; then one real `m1nd serve --port 0` process and a
@@ -28,12 +33,23 @@ from run import HERE, PY, Bench, measure, median_of  # noqa: E402
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="m1nd serve benchmark")
-    ap.add_argument("--letters", type=int, default=1_000_000)
+    ap.add_argument("--letters", type=int, default=None, help="default 1,000,000 (--load: 100,000)")
     ap.add_argument("--repos", type=int, default=50)
     ap.add_argument("--requests", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=3, help="baseline runs (median)")
     ap.add_argument("--workdir", default=None, help="kept between runs to reuse the generated spool")
+    ap.add_argument("--load", action="store_true", help="the latency under load of bench/serve_load.py")
+    ap.add_argument("--clients", type=int, default=32)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--every", type=float, default=0.05, help="seconds between two arriving letters")
+    ap.add_argument("--distribute", action="store_true", help="--load: also run `m1nd distribute` in a loop")
+    ap.add_argument("--py-spy", default=None, metavar="OUT", help="--load: py-spy's record of the server, to OUT")
     a = ap.parse_args()
+    if a.load:
+        from serve_load import load
+
+        return load(a)
+    a.letters = a.letters or 1_000_000
     workdir = os.path.abspath(a.workdir or tempfile.mkdtemp(prefix="m1nd-bench-"))
     os.makedirs(workdir, exist_ok=True)
     b = Bench(workdir, a.letters, a.repos)

@@ -158,7 +158,11 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
         return row.fid, []
     con.execute("BEGIN IMMEDIATE")
     try:
-        row = load_row(con, path)  # lock, re-check, act: another process may have done it
+        # Lock, look again, act: another process may have indexed the file while we
+        # waited for the lock, past the size we saw before it (an append since): a
+        # stat from before the lock would take that for a truncation and read it all.
+        st = os.fstat(fd) if fd is not None else None
+        row = load_row(con, path)
         if row is not None and unchanged(row, st):
             con.execute("COMMIT")
             return row.fid, []

@@ -77,9 +77,12 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         documents.only_params(request.query_params, set())
         return mailbox.doctor()
 
-    def health(request) -> Doc:
-        documents.only_params(request.query_params, set())
-        return documents.health()
+    async def health(request) -> Response:  # answered on the event loop: it reads nothing
+        try:
+            documents.only_params(request.query_params, set())
+            return _json(documents.health())
+        except M1ndError as exc:
+            return _json(documents.error(exc))
 
     async def api_not_found(request) -> Response:
         return _json(documents.error(NotFound(f"no such route: {request.url.path} (see the README's m1nd serve section)")))
@@ -151,7 +154,7 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         route("/api/doctor", doctor, api),
         route("/api/reports", reports_doc, api),
         route("/api/cases", cases_doc, api),
-        route("/api/health", health, api),
+        Route("/api/health", health, methods=["GET", "HEAD"]),
         Route("/api/{rest:path}", api_not_found, methods=["GET", "HEAD"]),
         route("/", index, page),
         route("/letters/{ident}", letter, page),

@@ -12,6 +12,7 @@ import sys
 from m1nd.errors import M1ndError, UsageError
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+SWITCH_INTERVAL = 0.0005  # seconds (Python's default is 0.005)
 
 
 def is_loopback(host: str) -> bool:
@@ -114,6 +115,10 @@ def serve(mailbox, host: str, port: int, allow_remote: bool, open_browser: bool,
                             proxy_headers=False, ws="none", timeout_graceful_shutdown=3, loop="asyncio",
                             http="h11")
     server = uvicorn.Server(config)
+    # Requests are threads of one process: a thread computing a large view holds the
+    # GIL for the whole switch interval each time a cheap request, which gives it up
+    # at every stat and read, wants it back. A short interval keeps those waits short.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     # uvicorn re-raises the signal it caught once it has shut down, with the handlers
     # that were there before it started: make those do nothing, so that Ctrl-C and
     # SIGTERM end in a clean exit 0 after the graceful shutdown.

@@ -1,11 +1,17 @@
 """Where the server's answers come from: the same core functions the commands call,
 over a run opened for each request (so a roster change is seen at once).
 
-Answers that cost a full read are kept and reused for as long as the files they
-were computed from are unchanged (inode, size and mtime of the spool, of every box
-and of its `.m1nd/` directory, plus the roots and foreign markers of the run), so
-repeated requests never re-read every letter; the first request after a change
-computes once, however many requests wait for it.
+`m1nd show ID --json` asks the read model in turns (turns.py): one model per turn,
+shared by every request waiting when the turn began, nothing kept after it.
+
+The other answers that cost a full read (a box's document, the v0 document, the
+pages) are still kept and reused for as long as the files they were computed from
+are unchanged (inode, size and mtime of the spool, of every box and of its `.m1nd/`
+directory, plus the roots and foreign markers of the run); the first request after
+a change computes once, however many requests wait for it. They go when the read
+model answers them fast enough: a box's document costs about 20 ms to build from
+the model at 100,000 letters, and the page's per-box counts about 0.4 s after every
+new letter (bench/serve.py --load, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from m1nd.held import held_kind, held_row, held_ts
 from m1nd.run import Run, open_run
 from m1nd.serve import documents
 from m1nd.serve.documents import Doc
+from m1nd.serve.turns import Turns
 
 SPOOL_ROW = "spool"
 PAGE_PATIENCE = 1.0  # seconds a page waits for a fresh build before showing the last one  # letters that wait in the spool (not filed into any box)
@@ -130,6 +137,7 @@ class Mailbox:
         self.home, self.spool, self.roots = home, spool, list(roots or [])
         self.cwd = cwd or os.getcwd()
         self.kept = Kept()
+        self.turns = Turns(self._opened)
 
     def run(self, tolerant: bool = False) -> Run:
         return open_run(home=self.home, spool=self.spool, extra_roots=self.roots, cwd=self.cwd,
@@ -148,6 +156,13 @@ class Mailbox:
             yield model
         finally:
             model.close()
+
+    @contextmanager
+    def _opened(self):
+        """A turn's run and read model (Turns): opened for the turn, closed after it."""
+        run = self.run()
+        with self.model(run) as model:
+            yield run, model
 
     def _kept(self, key, run: Run, build, fp=None, stale_for: float = 0.0):
         return self.kept.get(key, fingerprint(run) if fp is None else fp, build, stale_for)
@@ -201,17 +216,12 @@ class Mailbox:
 
     def show(self, given: str) -> Doc:
         """`m1nd show ID --json`."""
-        try:
-            run = self.run()
-            return self._kept(("show", given), run, lambda: self._show_doc(run, given))
-        except M1ndError as exc:
-            return documents.error(exc)
-
-    def _show_doc(self, run: Run, given: str) -> Doc:
         from m1nd.show import show_json
 
-        with self.model(run) as model:
-            return documents.ok(show_json(model, given))
+        try:
+            return self.turns.ask(lambda run, model: documents.ok(show_json(model, given)))
+        except M1ndError as exc:
+            return documents.error(exc)
 
     def doctor(self) -> Doc:
         """`m1nd doctor --json`, status 200 even when a check is an error. Not kept:
