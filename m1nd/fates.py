@@ -48,14 +48,19 @@ class ReplyGraph:
         return WET_INK
 
     def is_external(self, tool: str) -> bool:
-        known = self._external.get(tool)
-        if known is None:
-            lowered = tool.lower()
-            known = self._external[tool] = any(m in lowered for m in self.markers)
-        return known
+        return tool_is_external(tool, self.markers, self._external)
 
     def answers_to(self, letter_id: str) -> list[str]:
         return self.answered_by.get(letter_id, [])
+
+
+def tool_is_external(tool: str, markers: tuple[str, ...], known: dict[str, bool]) -> bool:
+    """Whether a tool's name holds a foreign marker (lowercase `markers`), remembered in `known`."""
+    hit = known.get(tool)
+    if hit is None:
+        lowered = tool.lower()
+        hit = known[tool] = any(m in lowered for m in markers)
+    return hit
 
 
 def reply_graph(letters: Iterable[Letter], markers: Iterable[str] = DEFAULT_FOREIGN_MARKERS) -> ReplyGraph:

@@ -15,7 +15,6 @@ import sys
 import tempfile
 import textwrap
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -36,6 +35,15 @@ def every_count(model) -> dict:
             "held in boxes": {s.path: model.held_in(s) for s in model.readable_boxes()}}
 
 
+def kept_counts(world: World) -> dict:
+    """Every count as the next command reads it (brought current where it can be)."""
+    model = open_model(world.run())
+    try:
+        return every_count(model)
+    finally:
+        model.close()
+
+
 def counts_from_the_files(world: World) -> dict:
     model = ReadModel(world.run(), store.open_memory(), False, [])
     try:
@@ -53,12 +61,7 @@ def test_counts_brought_current_equal_the_counts_computed_from_the_files(tmp_pat
     try:
         for _ in range(data.draw(st.integers(2, 12))):
             apply(world, data.draw(OPS), data)
-            model = open_model(world.run())
-            try:
-                kept = every_count(model)
-            finally:
-                model.close()
-            assert kept == counts_from_the_files(world)
+            assert kept_counts(world) == counts_from_the_files(world)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -85,9 +88,7 @@ def test_a_read_after_new_letters_and_replies_counts_only_what_is_new(tmp_path, 
 
     world = _world_with_letters(tmp_path, 300)
     distribute(world.run())
-    model = open_model(world.run())
-    every_count(model)  # computed once, over the whole mailbox
-    model.close()
+    kept_counts(world)  # counted once, over the whole mailbox
     first = open(world.spool, "rb").readline().rstrip(b"\n")
     target = hashlib.sha256(first).hexdigest()[:12]
     for klass in ("pickup", "triage"):  # in flight, then answered: the fate of an old letter moves on
@@ -101,11 +102,7 @@ def test_a_read_after_new_letters_and_replies_counts_only_what_is_new(tmp_path, 
         with monkeypatch.context() as m:
             m.setattr(ReadModel, "_count", whole_mailbox)
             m.setattr(ReadModel, "_box_counts_now", whole_mailbox)
-            model = open_model(world.run())
-            try:
-                kept = every_count(model)
-            finally:
-                model.close()
+            kept = kept_counts(world)
         assert kept == counts_from_the_files(world)
     assert kept["union"]["fired_clay"] == 1 and kept["union"]["total"] == 304
 
@@ -123,15 +120,9 @@ def test_a_letter_answered_before_it_is_filed_keeps_its_fate_when_the_filing_is_
     for klass in ("pickup", "triage"):
         world.append(world.spool, orjson.dumps({"ts": "2026-05-02T09:00:00Z", "agent": "agent-b", "class": klass,
                                                 "repo": "repo-a", "tool": "seek", "answers": [target]}) + b"\n")
-    model = open_model(world.run())  # counted while everything waits in the spool
-    every_count(model)
-    model.close()
+    kept_counts(world)  # counted once, over the whole mailbox
     distribute(world.run())  # the answered letter and its replies get a second copy each, in a box
-    model = open_model(world.run())
-    try:
-        kept = every_count(model)
-    finally:
-        model.close()
+    kept = kept_counts(world)
     assert kept == counts_from_the_files(world)
     assert kept["union"]["fired_clay"] == 1
 
@@ -141,20 +132,14 @@ def test_a_box_rewritten_by_git_is_counted_again_from_the_files(tmp_path):
 
     world = _world_with_letters(tmp_path, 30)
     distribute(world.run())
-    model = open_model(world.run())
-    every_count(model)
-    model.close()
+    kept_counts(world)  # counted once, over the whole mailbox
     box = world.box(0)
     lines = open(box, "rb").read().splitlines(keepends=True)
     tmp = box + ".new"
     with open(tmp, "wb") as fh:  # a checkout of an older commit: fewer letters, a new file
         fh.write(b"".join(lines[:3]))
     os.replace(tmp, box)
-    model = open_model(world.run())
-    try:
-        kept = every_count(model)
-    finally:
-        model.close()
+    kept = kept_counts(world)
     assert kept == counts_from_the_files(world)
 
 
@@ -182,9 +167,7 @@ def test_a_read_killed_while_bringing_counts_current_leaves_the_next_one_exact(t
 
     world = _world_with_letters(tmp_path, 40)
     distribute(world.run())
-    model = open_model(world.run())
-    every_count(model)
-    model.close()
+    kept_counts(world)  # counted once, over the whole mailbox
     world.append(world.spool, orjson.dumps({"ts": "2026-05-02T09:00:00Z", "agent": "agent-b", "class": "bug",
                                             "repo": "repo-b", "tool": "seek", "what": "one more"}) + b"\n")
     distribute(world.run())
@@ -194,10 +177,6 @@ def test_a_read_killed_while_bringing_counts_current_leaves_the_next_one_exact(t
     assert proc.stdout.readline() == b"counted\n"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    model = open_model(world.run())
-    try:
-        kept = every_count(model)
-    finally:
-        model.close()
+    kept = kept_counts(world)
     assert kept == counts_from_the_files(world)
     assert kept["union"]["total"] == 41

@@ -9,7 +9,7 @@ lookup per letter of a large mailbox.  Same answers as fates.ReplyGraph.
 
 from __future__ import annotations
 
-from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, ReplyGraph
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, ReplyGraph, tool_is_external
 
 LOOKUPS = 500
 
@@ -63,11 +63,7 @@ class ModelGraph:
         return IN_FLIGHT if other else WET_INK
 
     def is_external(self, tool: str) -> bool:
-        known = self._external.get(tool)
-        if known is None:
-            lowered = tool.lower()
-            known = self._external[tool] = any(m in lowered for m in self.markers)
-        return known
+        return tool_is_external(tool, self.markers, self._external)
 
     def answers_to(self, letter_id: str) -> list[str]:
         return list(self._of(letter_id)[2])

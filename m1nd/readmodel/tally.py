@@ -23,7 +23,7 @@ reply does; else open ink.
 
 from __future__ import annotations
 
-from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, tool_is_external
 
 MAX_NEW = 20_000  # new copies past this: one pass over the mailbox is cheaper than a lookup each
 CHUNK = 900  # bound parameters per statement
@@ -138,18 +138,6 @@ class Fates:
         return IN_FLIGHT if replied else WET_INK
 
 
-def _external_test(markers):
-    lowered = tuple(m.lower() for m in markers)
-    known: dict[str, bool] = {}
-
-    def external(tool: str) -> bool:  # as fates.ReplyGraph.is_external
-        if tool not in known:
-            low = tool.lower()
-            known[tool] = any(m in low for m in lowered)
-        return known[tool]
-    return external
-
-
 def brought_current(model, base: dict, scopes: dict[str, Scope], graph_scope: Scope | None,
                     fids: list[int]) -> dict[str, dict[str, int]] | None:
     """The counts of `base["value"]` (one per scope name) brought from generation
@@ -166,12 +154,12 @@ def brought_current(model, base: dict, scopes: dict[str, Scope], graph_scope: Sc
     ids = {r[0] for r in rows.values()}
     fates = {name: Fates(model, ids, graph_scope or scope, gen, fids)
              for name, scope in (scopes.items() if graph_scope is None else [("", graph_scope)])}
-    external = _external_test(model.run.markers)
+    markers, known = tuple(m.lower() for m in model.run.markers), {}
     for name, scope in scopes.items():
         fate = fates["" if graph_scope is not None else name]
         counts = value[name]
         for digest, (lid, tool, reply, klass) in rows.items():
-            ext = external(tool)
+            ext = tool_is_external(tool, markers, known)
             mis = klass == "memory_misdelivery"
             for now, sign in ((False, -1), (True, 1)):
                 if scope.holds(copies[digest], None if now else gen):

@@ -23,7 +23,7 @@ import orjson
 
 from m1nd.clock import stamp
 from m1nd.errors import M1ndError, UsageError
-from m1nd.fsutil import TEMP_PREFIX, atomic_write, fsync_dir, write_all
+from m1nd.fsutil import atomic_write, atomic_write_parts
 from m1nd.paths import Paths, absolute, ensure_dir
 from m1nd.reports import store
 from m1nd.reports.faults import crash
@@ -124,29 +124,6 @@ def _digest_of(path: str) -> str:
     return digest.hexdigest()
 
 
-def _write_file(path: str, chunks: Iterator[bytes], mode: int) -> None:
-    """atomic_write of a stream: a temp file in the same directory, fsync, rename over, fsync the directory."""
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=directory)
-    try:
-        for chunk in chunks:
-            write_all(fd, chunk)
-        os.fchmod(fd, mode)
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, path)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    fsync_dir(directory)
-
-
 def _to_directory(sink: Sink, frozen: store.Frozen, staged: Staged, key: str) -> bool:
     """Write and verify; True when the artifacts were already there (nothing written)."""
     try:
@@ -175,7 +152,7 @@ def _to_directory(sink: Sink, frozen: store.Frozen, staged: Staged, key: str) ->
         return True
     try:
         for i, name in enumerate(want):
-            _write_file(os.path.join(sink.target, name), staged.chunks(name), 0o600)
+            atomic_write_parts(os.path.join(sink.target, name), staged.chunks(name), 0o600)
             if i == 0:
                 crash("deliver-dir-mid")
         atomic_write(manifest_path, manifest_bytes, mode=0o600)
