@@ -298,15 +298,6 @@ class ReadModel:
                + ("" if missions else " AND l.mission = 0") + member + " ORDER BY l.id LIMIT 50")
         return [r[0] for r in self.con.execute(sql, [prefix, hi, *margs])]
 
-    def first_seen(self) -> Iterator[LetterRow]:
-        """Letters this update indexed for the first time (missions included).  After
-        the state was deleted, that is every letter: the coverage ledger is the durable
-        record of first sight, this only says what to add to it."""
-        if not self.gens:
-            return iter(())
-        marks = ",".join("?" * len(self.gens))
-        return self.letters(missions=True, where=f"l.first_gen IN ({marks})", args=tuple(self.gens))
-
     def locations(self, digest: str, scope: Source | None = None) -> list[Location]:
         """Every copy of a letter in the run's files: spool first, then boxes in run order."""
         by_fid = {s.fid: s for s in self.sources if s.fid is not None}
@@ -808,13 +799,18 @@ def _record_first_seen(model: ReadModel) -> None:
         from m1nd import ledger  # type: ignore[attr-defined]
     except ImportError:
         return
-    record = getattr(ledger, "record", None)
+    record = getattr(ledger, "record_seen", None)
     if record is None:
         return
     from m1nd.clock import parse_now, stamp
 
     try:
-        seen = [(row.id, row.digest) for row in model.first_seen() if row.kind != "mission"]
+        # digests only, in the order of the letters (id, then digest): what the ledger
+        # writes, without building a row per letter of a whole rebuild
+        marks = ",".join("?" * len(model.gens))
+        seen = [r[0] for r in model.con.execute(
+            f"SELECT digest FROM letters WHERE first_gen IN ({marks}) AND mission = 0 ORDER BY id, digest",
+            model.gens)]
         if seen:
             record(model.run.paths, seen, stamp(parse_now()))
     except (OSError, M1ndError) as exc:
