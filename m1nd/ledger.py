@@ -204,7 +204,7 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
     when the index is current: binary search in the sorted index, then the lines
     appended since it was built."""
     import mmap
-    from bisect import bisect_left
+    from bisect import bisect_left, bisect_right
 
     path = ledger_path(paths)
     try:
@@ -251,13 +251,22 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
                 return table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
 
         view = View()
-        for d in digests:
-            if d in found:
-                continue
-            key = bytes.fromhex(d)
-            i = bisect_left(view, key)
-            if i < n and view[i] == key:
-                found.add(d)
+        pending = sorted(bytes.fromhex(d) for d in digests if d not in found)
+        if pending:
+            lo, hi = bisect_left(view, pending[0]), bisect_right(view, pending[-1])
+            if hi - lo <= 32 * len(pending):
+                # many keys in a narrow stretch (a block of sorted keys, _known_of): that
+                # stretch as a list, searched at C speed, costs one slice per entry
+                stretch = [table[_HEAD + 32 * i:_HEAD + 32 * i + 32] for i in range(lo, hi)]
+                for key in pending:
+                    i = bisect_left(stretch, key)
+                    if i < len(stretch) and stretch[i] == key:
+                        found.add(key.hex())
+            else:
+                for key in pending:
+                    i = bisect_left(view, key, lo, hi)
+                    if i < n and view[i] == key:
+                        found.add(key.hex())
         table.close()
         if len(tail) > max(4096, n // 8):
             entries, end = _read(path)
@@ -340,6 +349,7 @@ def _known_of(paths: Paths, digests: list[bytes]) -> set[bytes]:
     except FileNotFoundError:
         return set()
     found: set[bytes] = set()
+    digests = sorted(digests)  # each block then meets one narrow stretch of the sorted index
     for at in range(0, len(digests), SEEN_BLOCK):
         found.update(bytes.fromhex(h) for h in _known(paths, [d.hex() for d in digests[at:at + SEEN_BLOCK]]))
     return found

@@ -401,3 +401,23 @@ def test_a_read_without_a_home_records_nothing_and_creates_no_home(m1nd_home):
 
     assert ledger.record(resolve_paths(), [("a" * 12, "a" * 64)], "2026-05-01T00:00:00Z") == []
     assert not m1nd_home.exists()
+
+
+@pytest.mark.parametrize("asked", [1, 7, 600, 9000])
+def test_the_ledger_index_finds_exactly_the_digests_it_holds_however_many_are_asked(asked):
+    import hashlib
+    import random
+
+    from m1nd import ledger
+    from m1nd.paths import resolve_paths
+
+    paths = resolve_paths()
+    digests = [hashlib.sha256(b"letter %d" % i).hexdigest() for i in range(12000)]
+    held = digests[::2]  # every other one is in the ledger
+    assert len(ledger.record(paths, [(d[:12], d) for d in held], "2026-05-01T00:00:00Z", create_home=True)) == 6000
+    ledger._known(paths, held[:1])  # builds the sorted index
+    assert os.path.exists(os.path.join(paths.state, "ledger-index"))
+    ask = random.Random(asked).sample(digests, asked)
+    assert ledger._known(paths, ask) == set(ask) & set(held)
+    as_bytes = [bytes.fromhex(d) for d in ask]
+    assert ledger._known_of(paths, as_bytes) == {bytes.fromhex(d) for d in set(ask) & set(held)}
