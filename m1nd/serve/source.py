@@ -1,24 +1,16 @@
 """Where the server's answers come from: the same core functions the commands call,
 over a run opened for each request (so a roster change is seen at once).
 
-`m1nd show ID --json` asks the read model in turns (turns.py): one model per turn,
-shared by every request waiting when the turn began, nothing kept after it.
-
-The other answers that cost a full read (a box's document, the v0 document, the
-pages) are still kept and reused for as long as the files they were computed from
-are unchanged (inode, size and mtime of the spool, of every box and of its `.m1nd/`
-directory, plus the roots and foreign markers of the run); the first request after
-a change computes once, however many requests wait for it. They go when the read
-model answers them fast enough: a box's document costs about 20 ms to build from
-the model at 100,000 letters, and the page's per-box counts about 0.4 s after every
-new letter (bench/serve.py --load, docs/performance.md).
+Every answer that reads the mailbox asks the read model, as the command does; nothing
+is kept between requests. `show`, a box's document and the pages take turns
+(turns.py): one model per turn, brought current with the files as they are when the
+turn begins and shared by every request waiting then. The v0 document (long to write,
+so it would hold up a turn) and doctor open their own model.
 """
 
 from __future__ import annotations
 
 import os
-import threading
-from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from io import BytesIO
@@ -32,102 +24,7 @@ from m1nd.serve import documents
 from m1nd.serve.documents import Doc
 from m1nd.serve.turns import Turns
 
-SPOOL_ROW = "spool"
-PAGE_PATIENCE = 1.0  # seconds a page waits for a fresh build before showing the last one  # letters that wait in the spool (not filed into any box)
-
-
-def _stat(path: str):
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        return ("missing", exc.errno)
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
-
-
-def fingerprint(run: Run) -> tuple:
-    files = [run.paths.spool]
-    for box in run.boxes():
-        files += [box.path, os.path.dirname(box.path)]
-    return (
-        tuple(_stat(p) for p in files),
-        tuple((r.path, r.real, r.reachable) for r in run.roots.roots),
-        run.markers,
-    )
-
-
-def box_fingerprint(run: Run, box) -> tuple:
-    """What `m1nd box` reads: that box alone (fates come from it alone)."""
-    return ((_stat(box.path), _stat(os.path.dirname(box.path))), box.path, run.markers)
-
-
-class _Job:
-    def __init__(self, fp) -> None:
-        self.fp = fp
-        self.done = threading.Event()
-        self.value = None
-        self.error: BaseException | None = None
-
-
-class Kept:
-    """A small store of computed answers, each valid for one fingerprint of the files
-    it was computed from. One build per key at a time; requests for the same state
-    of the files wait for it rather than compute it again.
-
-    With `stale_for` (pages), a request that finds only an answer for an older state
-    of the files waits that many seconds for the new one, then answers with the older
-    one while the build goes on: under a steady stream of arrivals a page is at most
-    one build old instead of every reader waiting on every build. JSON routes never
-    take a stale answer."""
-
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-        self.building: dict = {}
-
-    def get(self, key, fp, build, stale_for: float = 0.0):
-        while True:
-            with self.lock:
-                hit = self.items.get(key)
-                if hit is not None and hit[0] == fp:
-                    self.items.move_to_end(key)
-                    return hit[1]
-                job = self.building.get(key)
-                mine = job is None
-                if mine:
-                    job = self.building[key] = _Job(fp)
-            stale = stale_for > 0 and hit is not None
-            if mine and stale:
-                threading.Thread(target=self._run, args=(key, job, build), daemon=True).start()
-            elif mine:
-                self._run(key, job, build)
-            if stale:
-                if job.done.wait(stale_for) and job.error is None and job.fp == fp:
-                    return job.value
-                return hit[1]
-            job.done.wait()
-            if job.fp == fp:
-                if job.error is not None:
-                    raise job.error
-                return job.value
-            # built for another state of the files: go again for this one
-
-    def _run(self, key, job: _Job, build) -> None:
-        try:
-            job.value = build()
-        except BaseException as exc:  # handed to every request waiting on this build
-            job.error = exc
-        else:
-            with self.lock:
-                self.items[key] = (job.fp, job.value)
-                self.items.move_to_end(key)
-                while len(self.items) > self.size:
-                    self.items.popitem(last=False)
-        finally:
-            with self.lock:
-                if self.building.get(key) is job:
-                    del self.building[key]
-            job.done.set()
+SPOOL_ROW = "spool"  # letters that wait in the spool (not filed into any box)
 
 
 class Mailbox:
@@ -136,7 +33,6 @@ class Mailbox:
     def __init__(self, home=None, spool=None, roots=None, cwd=None) -> None:
         self.home, self.spool, self.roots = home, spool, list(roots or [])
         self.cwd = cwd or os.getcwd()
-        self.kept = Kept()
         self.turns = Turns(self._opened)
 
     def run(self, tolerant: bool = False) -> Run:
@@ -144,12 +40,11 @@ class Mailbox:
                         tolerant=tolerant)
 
     @contextmanager
-    def model(self, run: Run, only=None):
-        """The read model, brought current for this request (with `only`, the spool
-        and that one box)."""
+    def model(self, run: Run):
+        """The read model, brought current for this request."""
         from m1nd.readmodel import open_model
 
-        model = open_model(run, only=only)
+        model = open_model(run)
         try:
             for note in model.notes:
                 _say_once(note)
@@ -164,17 +59,13 @@ class Mailbox:
         with self.model(run) as model:
             yield run, model
 
-    def _kept(self, key, run: Run, build, fp=None, stale_for: float = 0.0):
-        return self.kept.get(key, fingerprint(run) if fp is None else fp, build, stale_for)
-
     # JSON routes -------------------------------------------------------------
 
     def inbox_sweep(self) -> Doc:
         """`m1nd --inbox-sweep --no-distribute`: the v0 document (also when a box is
         refused, as the command prints it before exiting 1)."""
         try:
-            run = self.run()
-            return self._kept("sweep-doc", run, lambda: self._sweep_doc(run))
+            return self._sweep_doc(self.run())
         except M1ndError as exc:
             return documents.error(exc)
 
@@ -191,27 +82,22 @@ class Mailbox:
         class, tool, since, until: a parameter present counts, as an option given
         on the command line does)."""
         try:
-            from m1nd.boxview import select_box
             from m1nd.views import make_filters
 
             make_filters(given.get("state"), given.get("agent"), given.get("class"), given.get("tool"),
                          given.get("since"), given.get("until"), default_state="all")  # its errors first
-            run = self.run()
-            key = ("box", selector, tuple(sorted(given.items())))
-            fp = box_fingerprint(run, select_box(run, selector))
-            return self._kept(key, run, lambda: self._box_doc(run, selector, given), fp=fp)
+            return self.turns.ask(lambda run, model: self._box_doc(run, model, selector, given))
         except M1ndError as exc:
             return documents.error(exc)
 
-    def _box_doc(self, run: Run, selector: str | None, given: dict[str, str]) -> Doc:
-        from m1nd.boxview import box_json, select_box
+    @staticmethod
+    def _box_doc(run: Run, model, selector: str | None, given: dict[str, str]) -> Doc:
+        from m1nd.boxview import box_json
 
         out = BytesIO()
-        # the model brought current for the spool and this one box (the filters were checked first)
-        with self.model(run, only=select_box(run, selector)) as model:
-            box_json(run, selector, out, state=given.get("state"), agent=given.get("agent"),
-                     klass=given.get("class"), tool=given.get("tool"), since=given.get("since"),
-                     until=given.get("until"), model=model)
+        box_json(run, selector, out, state=given.get("state"), agent=given.get("agent"),
+                 klass=given.get("class"), tool=given.get("tool"), since=given.get("since"),
+                 until=given.get("until"), model=model)
         return Doc(200, out.getvalue())
 
     def show(self, given: str) -> Doc:
@@ -325,109 +211,104 @@ class Mailbox:
     # pages -------------------------------------------------------------------
 
     def index(self, filters, render):
-        """The mailbox page for these filters: rendered once per state of the files."""
-        run = self.run()
-        return self._kept(("index", filters), run, lambda: render(self._index_data(run, filters)),
-                          stale_for=PAGE_PATIENCE)
+        """The mailbox page for these filters, from the model of a turn (rendered after it)."""
+        return render(self.turns.ask(lambda run, model: _index_data(run, model, filters)))
 
     def letter(self, ident: str, render):
-        run = self.run()
-        return self._kept(("letter", ident), run, lambda: render(self._thread_data(run, ident)),
-                          stale_for=PAGE_PATIENCE)
+        return render(self.turns.ask(lambda run, model: _thread_data(model, ident)))
 
-    def _index_data(self, run: Run, f) -> "IndexData":
-        with self.model(run) as model:
-            graph = model.graph()
-            rows, not_filed = model.box_counts()
-            boxes = [BoxData(s.label, s.root, c) for s, c in rows]
-            if not_filed:
-                boxes.append(BoxData(SPOOL_ROW, None, not_filed))
-            problems = [f"box {s.label}: {s.problem}" for s in model.boxes if s.problem]
-            unreachable = sorted({r.label for r in run.roots.unreachable})
-            scope, where, args = _letters_sql(model, f)
-            core = f.core()
-            matches = core.matches
-            # Open work of every box, or of one, is already counted: stop at the page's end.
-            quick = (f.state == "open" and not f.replies and not (f.agent or f.klass or f.tool or f.since
-                                                                  or f.until or f.q) and f.box != SPOOL_ROW)
-            known = None
-            if quick:
-                known = (model.counts(scope) if scope is None else
-                         next((c for s, c in rows if s.fid == scope.fid), None))
-            chosen = []
-            total = 0
-            end = f.offset + f.limit
-            hidden = core.on_hidden or bool(f.q)  # a filter on fields a held letter never shows
-            for row in model.letters(scope, order="newest", where=where, args=args):
-                state = graph.state(row)
-                if not matches(row, state):
-                    continue
-                on_page = f.offset <= total < end
-                held = held_kind(model, row.digest) if hidden or on_page else None
-                if hidden and held:
-                    continue  # or the filter would tell its hidden text, a guess at a time
-                if on_page:  # a held letter's text never leaves
-                    chosen.append(LetterData(held_row(row, held) if held else row, state, _box_of(model, row.digest),
-                                             len(graph.answers_to(row.id))))
-                total += 1
-                if known is not None and total >= end:
-                    total = known["open_work"]
-                    break
-            return IndexData(boxes, chosen, total, problems, unreachable)
 
-    def _thread_data(self, run: Run, ident: str) -> "ThreadData":
-        with self.model(run) as model:
-            graph = model.graph()
-            found = model.lookup(ident.lower(), missions=False)
-            if not found:
-                raise NotFound(f"no letter {ident}")
-            if len(found) > 1:
-                return ThreadData(ident, candidates=found)
-            focus = found[0]
-            cards: dict[str, CardData] = {}
+def _index_data(run: Run, model, f) -> "IndexData":
+    graph = model.graph()
+    rows, not_filed = model.box_counts()
+    boxes = [BoxData(s.label, s.root, c) for s, c in rows]
+    if not_filed:
+        boxes.append(BoxData(SPOOL_ROW, None, not_filed))
+    problems = [f"box {s.label}: {s.problem}" for s in model.boxes if s.problem]
+    unreachable = sorted({r.label for r in run.roots.unreachable})
+    scope, where, args = _letters_sql(model, f)
+    core = f.core()
+    matches = core.matches
+    # Open work of every box, or of one, is already counted: stop at the page's end.
+    quick = (f.state == "open" and not f.replies and not (f.agent or f.klass or f.tool or f.since
+                                                          or f.until or f.q) and f.box != SPOOL_ROW)
+    known = None
+    if quick:
+        known = (model.counts(scope) if scope is None else
+                 next((c for s, c in rows if s.fid == scope.fid), None))
+    chosen = []
+    total = 0
+    end = f.offset + f.limit
+    hidden = core.on_hidden or bool(f.q)  # a filter on fields a held letter never shows
+    for row in model.letters(scope, order="newest", where=where, args=args):
+        state = graph.state(row)
+        if not matches(row, state):
+            continue
+        on_page = f.offset <= total < end
+        held = held_kind(model, row.digest) if hidden or on_page else None
+        if hidden and held:
+            continue  # or the filter would tell its hidden text, a guess at a time
+        if on_page:  # a held letter's text never leaves
+            chosen.append(LetterData(held_row(row, held) if held else row, state, _box_of(model, row.digest),
+                                     len(graph.answers_to(row.id))))
+        total += 1
+        if known is not None and total >= end:
+            total = known["open_work"]
+            break
+    return IndexData(boxes, chosen, total, problems, unreachable)
 
-            def card(lid: str) -> "CardData | None":
-                if lid not in cards:
-                    rows = model.by_id(lid)
-                    if not rows:
-                        return None
-                    row = rows[0]
-                    raw = model.raw(row.digest)
-                    try:
-                        fields = orjson.loads(raw) if raw else {}
-                    except orjson.JSONDecodeError:
-                        fields = {}
-                    held = held_kind(model, row.digest)  # a held letter's text never leaves
-                    if held:
-                        row, fields = held_row(row, held), {"ts": held_ts(row.ts)}
-                    cards[lid] = CardData(row, graph.state(row), _box_of(model, row.digest),
-                                          graph.answers_to(lid), fields if isinstance(fields, dict) else {})
-                return cards[lid]
+def _thread_data(model, ident: str) -> "ThreadData":
+    graph = model.graph()
+    found = model.lookup(ident.lower(), missions=False)
+    if not found:
+        raise NotFound(f"no letter {ident}")
+    if len(found) > 1:
+        return ThreadData(ident, candidates=found)
+    focus = found[0]
+    cards: dict[str, CardData] = {}
 
-            card(focus)
-            # up to the letters that answer nothing known, then every reply down from them
-            roots, seen, todo = [], {focus}, [focus]
-            while todo:
-                cur = todo.pop()
-                parents = [a for a in cards[cur].row.answers if card(a) is not None]
-                if not parents:
-                    roots.append(cur)
-                for p in parents:
-                    if p not in seen:
-                        seen.add(p)
-                        todo.append(p)
-            when = lambda lid: (cards[lid].row.sortkey, lid)  # noqa: E731
-            roots = sorted(set(roots), key=when)
-            children: dict[str, list[str]] = {}
-            placed, queue = set(roots), list(roots)
-            while queue:
-                cur = queue.pop(0)
-                kids = [k for k in dict.fromkeys(graph.answers_to(cur)) if k not in placed and card(k) is not None]
-                kids.sort(key=when)
-                placed.update(kids)
-                children[cur] = kids
-                queue.extend(kids)
-            return ThreadData(focus, roots=roots, children=children, cards=cards)
+    def card(lid: str) -> "CardData | None":
+        if lid not in cards:
+            rows = model.by_id(lid)
+            if not rows:
+                return None
+            row = rows[0]
+            raw = model.raw(row.digest)
+            try:
+                fields = orjson.loads(raw) if raw else {}
+            except orjson.JSONDecodeError:
+                fields = {}
+            held = held_kind(model, row.digest)  # a held letter's text never leaves
+            if held:
+                row, fields = held_row(row, held), {"ts": held_ts(row.ts)}
+            cards[lid] = CardData(row, graph.state(row), _box_of(model, row.digest),
+                                  graph.answers_to(lid), fields if isinstance(fields, dict) else {})
+        return cards[lid]
+
+    card(focus)
+    # up to the letters that answer nothing known, then every reply down from them
+    roots, seen, todo = [], {focus}, [focus]
+    while todo:
+        cur = todo.pop()
+        parents = [a for a in cards[cur].row.answers if card(a) is not None]
+        if not parents:
+            roots.append(cur)
+        for p in parents:
+            if p not in seen:
+                seen.add(p)
+                todo.append(p)
+    when = lambda lid: (cards[lid].row.sortkey, lid)  # noqa: E731
+    roots = sorted(set(roots), key=when)
+    children: dict[str, list[str]] = {}
+    placed, queue = set(roots), list(roots)
+    while queue:
+        cur = queue.pop(0)
+        kids = [k for k in dict.fromkeys(graph.answers_to(cur)) if k not in placed and card(k) is not None]
+        kids.sort(key=when)
+        placed.update(kids)
+        children[cur] = kids
+        queue.extend(kids)
+    return ThreadData(focus, roots=roots, children=children, cards=cards)
 
 
 def _int_option(name: str, raw: str | None, default: int) -> int:

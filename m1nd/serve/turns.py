@@ -5,7 +5,8 @@ the turn begins, and answers, one after another on that model, every request tha
 was waiting when it began; a request that arrives during a turn waits for the next
 one. What the model derives for the whole mailbox (the reply graph, the counts) is
 then computed once per turn instead of once per request, and no answer is older
-than its request: each comes from files read after it arrived. Nothing is kept
+than its request: each comes from files read after it arrived. A request is
+answered as soon as its work is done, not at the end of its turn. Nothing is kept
 between turns.
 """
 
@@ -62,6 +63,9 @@ class Turns:
                         except Exception as exc:  # each request gets its own failure
                             item.error = exc
                         item.answered = True
+                        if not item.lead:  # its answer goes now; the turn goes on without it
+                            item.finished = True
+                            item.wake.set()
             except Exception as exc:  # the model could not be opened: every request says why
                 for item in batch:
                     if not item.answered:
@@ -76,5 +80,5 @@ class Turns:
                 else:
                     self.busy = False
             for item in batch:
-                if not item.lead:
+                if not item.lead and not item.wake.is_set():
                     item.wake.set()

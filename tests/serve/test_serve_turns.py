@@ -100,3 +100,33 @@ def test_a_model_that_cannot_be_opened_fails_every_request_of_the_turn_and_not_t
         turns.ask(lambda: "answer")
     state["broken"] = False
     assert turns.ask(lambda: "answer") == "answer"
+
+
+def test_a_request_is_answered_when_its_work_is_done_not_when_its_turn_ends():
+    turns = Turns(Opened())
+    first_in, release, fast_answered = threading.Event(), threading.Event(), threading.Event()
+    results = {}
+
+    def ask(name, work):
+        results[name] = turns.ask(work)
+        if name == "fast":
+            fast_answered.set()
+
+    def holding(number):  # keeps turn 1 busy until the next turn's requests wait
+        first_in.set()
+        release.wait(10)
+        return number
+
+    threads = [threading.Thread(target=ask, args=("first", holding))]
+    threads[0].start()
+    assert first_in.wait(10)
+    for name, work in (("lead", lambda n: n), ("fast", lambda n: n),
+                       ("slow", lambda n: fast_answered.wait(10))):  # true once "fast" has its answer
+        threads.append(threading.Thread(target=ask, args=(name, work)))
+        threads[-1].start()
+        while len(turns.waiting) < len(threads) - 1:
+            time.sleep(0.001)
+    release.set()
+    for t in threads:
+        t.join(20)
+    assert results == {"first": 1, "lead": 2, "fast": 2, "slow": True}
