@@ -704,7 +704,10 @@ class ReadModel:
         try:
             self.con.execute("BEGIN IMMEDIATE")
             self.con.execute("INSERT OR REPLACE INTO cache (key, value) VALUES (?, ?)", (key, orjson.dumps(value)))
-            self.con.execute("DELETE FROM cache WHERE n <= (SELECT max(n) FROM cache) - 64")
+            # the newest 64 shortcuts stay; counts and facts kept per file (`tally:`,
+            # `kept:`: one entry per file, replaced in place) are never pushed out by them
+            self.con.execute("DELETE FROM cache WHERE n <= (SELECT max(n) FROM cache) - 64"
+                             " AND key NOT LIKE 'tally:%' AND key NOT LIKE 'kept:%'")
             self.con.execute("COMMIT")
         except sqlite3.Error:
             if self.con.in_transaction:
