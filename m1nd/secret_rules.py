@@ -99,7 +99,18 @@ _CONTEXT = "|".join(n.replace(".", r"\.") for n in _PROVIDER_NAMES)
 # an alternation of many rules verifies every hit against all of them
 ANCHOR_PARTS = _ANCHOR_KEYWORDS + ("(?i:" + _CONTEXT + ")", _RANDOM_RUN, _PREFIXES)
 ANCHOR = "|".join(ANCHOR_PARTS)
-ANCHOR_BYTES = re.compile("|".join(_RANDOM_RUN_RE if p == _RANDOM_RUN else p for p in ANCHOR_PARTS).encode())
+# For `re`, which backtracks, the rest of a name is at most NAME_MAX characters: from
+# every start inside a long run of name characters (`tokentoken…`, 64 KiB of it in a
+# box line someone pushed) an unbounded one is read to the run's end, a quadratic
+# cost.  The engine does not backtrack and keeps the unbounded rule.
+NAME_MAX = 80
+
+
+def _bounded(pattern: str) -> str:
+    return pattern.replace(_NAME + "*", _NAME + "{0,%d}" % NAME_MAX).replace(_NAME + "+", _NAME + "{1,%d}" % NAME_MAX)
+
+
+ANCHOR_BYTES = re.compile("|".join(_RANDOM_RUN_RE if p == _RANDOM_RUN else _bounded(p) for p in ANCHOR_PARTS).encode())
 # an exception's name before its message (`KeyError: 'repo-a'`, in every Python
 # traceback) meets the keyword anchor but assigns nothing: such a hit alone makes no
 # line worth judging
@@ -237,7 +248,7 @@ _WEBHOOK = re.compile(
 _KEY_BODY = re.compile(
     r"(?m)^[ \t\"']*(?:MII[A-Za-z0-9+/]{40,}|b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]{20,})"
     r"|^[ \t]*[A-Za-z0-9+/]{60,}={0,2}[ \t]*\n[ \t]*[A-Za-z0-9+/]{60,}")
-_URL_CRED = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@\"'<>]*:([^\s/@\"'<>]+)@[^\s/\"'<>]")
+_URL_CRED = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}://[^\s/:@\"'<>]*:([^\s/@\"'<>]+)@[^\s/\"'<>]")
 _HEADER = re.compile(
     r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|ssws|digest|apikey|key)\s+"
     r"([A-Za-z0-9._~+/=-]{8,})")
@@ -255,12 +266,12 @@ _KEY_WORD = (
     r"|(?:api|access|secret|private|auth|signing|encryption|master|account|client|app|service|session)[_.-]?key)"
 )
 _ASSIGN = re.compile(
-    r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?" + _KEY_WORD
+    r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,80}?" + _KEY_WORD
     + r"[\"'`]?[ \t]*(?P<sep>:=|=>|===?|=|:)[ \t]*(?=(?P<rest>[^\n]{0,200}))")
 # a credential word inside a longer name (`my_password_super_secure = "…"`, `db_pass: …`):
 # held only when the value reads as random, since such names also name plain settings
 _NAMED = re.compile(
-    r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:passw(?:or)?d|pass|passphrase|secret|token|api_?key)[A-Za-z0-9_]*"
+    r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,80}?(?:passw(?:or)?d|pass|passphrase|secret|token|api_?key)[A-Za-z0-9_]{0,80}"
     r"[\"'`]?[ \t]*(?::=|=>|=|:)(?=[ \t]*[\"'`]?([^\s\"'`,;]{8,200}))")  # a lookahead: `api_key: db_pass: …` tries both names
 _ASSIGN_WORDS = ("pass", "pwd", "secret", "token", "credential", "key")
 _UNQUOTED = re.compile(r"[^\s\"'`,;&)\]}>]+")
@@ -316,7 +327,7 @@ GENERIC = [
      re.compile(r"(?<![A-Za-z0-9_./+=:-])[A-Za-z0-9_+/=.!-]{20,400}(?![A-Za-z0-9_+/=.!-])")),
     ("webhook url",
      "trufflehog microsoftteamswebhook, tineswebhook, zapierwebhook: the url is the credential",
-     re.compile(r"\.webhook\.office\.com/webhookb2/\S{20,}|[a-zA-Z0-9]+\.tines\.com/webhook/[a-z0-9]{16,}/[a-z0-9]{16,}"
+     re.compile(r"\.webhook\.office\.com/webhookb2/\S{20,}|(?<![a-zA-Z0-9])[a-zA-Z0-9]{1,63}\.tines\.com/webhook/[a-z0-9]{16,}/[a-z0-9]{16,}"
                 r"|hooks\.zapier\.com/hooks/catch/\S{8,}")),
 ]
 # detect-secrets ibm_cos_hmac: an HMAC secret access key is 48 hex digits (no digest has
@@ -324,7 +335,7 @@ GENERIC = [
 _HMAC_SECRET = re.compile(
     r"(?i)secret[_.-]?(?:access[_.-]?)?key[^\n]{0,80}?(?<![0-9A-Za-z])[0-9a-f]{48}(?![0-9A-Za-z])")
 _BESIDE_PROVIDER = re.compile(
-    r"(?i)(?<![a-z0-9])(?:" + "|".join(re.escape(n) for n in _PROVIDER_NAMES) + r")[a-z0-9_]*"
+    r"(?i)(?<![a-z0-9])(?:" + "|".join(re.escape(n) for n in _PROVIDER_NAMES) + r")[a-z0-9_]{0,40}"
     r"[^\n]{0,40}?(?<![A-Za-z0-9_./+=:-])([A-Za-z0-9_/+-]{16,90}=*)(?![A-Za-z0-9_/+=.-])")
 _KEY_VALUE = re.compile(
     r"(?i)[a-z0-9][_.-]?(?:key|secret)[\\\"'`]*[ \t]*[:=][ \t]*[\\\"'`]*([A-Za-z0-9_/+.-]{16,200}=*)")
