@@ -211,7 +211,7 @@ _PREFIX_TOKEN = re.compile(
     r"|gl(?:pat|rt|dt|ptt|cbt|oas|soat|ft|imt|agent|ffct)-[A-Za-z0-9_-]{20,}"
     r"|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
     r"|sk-(?:[a-z]+-)?[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{20,}"
-    r"|AIza[A-Za-z0-9_-]{35}|GOCSPX-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,}"
+    r"|AIza[A-Za-z0-9_-]{35}|GOCSPX-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])|hf_[A-Za-z0-9]{30,}"
     r"|pypi-AgE[A-Za-z0-9_-]{50,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|SK[0-9a-f]{32}(?![0-9a-f])"
     r"|key-[0-9a-f]{32}|[0-9a-f]{32}-us\d{1,2}\b|shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}"
     r"|\d{8,10}:AA[A-Za-z0-9_-]{30,}|AGE-SECRET-KEY-1[0-9A-Z]{50,}|hv[sbr]\.[A-Za-z0-9_-]{20,}"
@@ -234,6 +234,11 @@ _PREFIX_TOKEN = re.compile(
     r"|1000\.[0-9a-f]{32}\.[0-9a-f]{32}|amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     r"|access_token\$production\$[0-9a-z]{16}\$[0-9a-f]{32}|[0-9]/[0-9]{16}:[A-Za-z0-9]{32}(?![A-Za-z0-9])"
     r"|ATBB[A-Za-z0-9_=.-]{24,}|API-(?=[A-Z]*[0-9])[A-Z0-9]{26,32}(?![A-Za-z0-9])"
+    # trufflehog rootly, sourcegraphcody, spectralops, langsmith, iexapis, intra42: a provider's
+    # prefix before a digest-sized hex body, which the generic rule leaves to this list
+    # (`pip-<sha256>`, `fix-<sha1>` are not credentials)
+    r"|(?:rootly|slk)_[0-9a-f]{64}(?![0-9a-f])|spu-[0-9a-f]{32}(?![0-9a-f])|s-s4t2(?:ud|af)-[0-9a-f]{64}"
+    r"|lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}(?![0-9a-f])|[sp]k_[0-9a-f]{32}(?![0-9a-f])"
     r"|pat-(?:na|eu)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     r"|sk\.[A-Za-z0-9.-]{80,240}|[01]\.A[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{100,}"
     r"|[A-Za-z0-9]{10,}\.v1\.eyJ[A-Za-z0-9_-]{20,}\.[a-f0-9]{32,}|na1\.[A-Za-z0-9+/]{100}"
@@ -367,6 +372,13 @@ def _hexlike(body: str) -> bool:
         and _changes(body) >= 0.25 * len(body)
 
 
+def _digest_sized(body: str) -> bool:
+    """Lowercase hex of a digest's length (md5, sha1, sha256, sha512) or an object id's
+    (24): what `pip-<sha256>` cache keys, `fix-<sha1>` branches and `evt_<24 hex>` ids
+    carry after their word.  A provider token of this shape is in _PREFIX_TOKEN."""
+    return len(body) in (24, 32, 40, 64, 128) and body == body.lower() and all(c in "0123456789abcdef" for c in body)
+
+
 _WORD = re.compile(r"[A-Z][a-z]{3,}")
 
 
@@ -426,12 +438,13 @@ def _generic(text: str) -> str | None:
         if len(token) > 200 and ("+" in token or "/" in token) or _BLOB_AFTER.match(text, m.end()):
             continue
         if len(longest) >= 16 and (_mixed(longest, need_upper=False) or _mixed(longest, need_upper=True)) \
-                or len(longest) >= 16 and _hexlike(longest):
+                or len(longest) >= 16 and _hexlike(longest) and not _digest_sized(longest):
             return "token with a provider prefix"
         # a segmented body after a word prefix (`pat-eu1-1457aed5-04c6-…`, `sk.nc7.R5t.…`);
         # a dotted name (`com.apple.WebKit.…`) has word segments, so it is not one
         rest = "".join(body[1:])
         if body[0].isalpha() and len(body) >= 3 and len(rest) >= 20 and not _UUID.search(token) \
+                and not _digest_sized(body[-1]) \
                 and not _PACKAGE.search(token) \
                 and not any(p.isalpha() and len(p) >= 5 for p in body[1:]) \
                 and (_hexlike(rest) or _mixed(rest, need_upper=False) or _mixed(rest, need_upper=True)):

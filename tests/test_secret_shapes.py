@@ -256,3 +256,37 @@ def test_the_python_anchor_stays_linear_on_a_long_run_with_no_island():
         start = time.perf_counter()
         assert not secret_rules.has_anchor(run)
         assert time.perf_counter() - start < 2.0
+
+
+# Digests after a word, as CI logs, caches, branches and event ids carry them: a
+# digest-sized lowercase hex body (24, 32, 40, 64 hex digits) after `pip-`, `fix-`,
+# `evt_` is not a credential; the providers whose tokens have that shape are named.
+_CI_WORDS = ("Linux", "pip", "npm", "node", "modules", "setup", "python", "fix", "job", "app", "main", "build",
+             "docker", "cache", "req", "evt", "run", "deploy", "yarn", "gradle", "branch", "commit")  # not `key-`: mailgun's tokens are key-<32 hex>
+
+
+@settings(max_examples=80, deadline=None, database=None)
+@given(words=st.lists(st.sampled_from(_CI_WORDS), min_size=1, max_size=4), sep=st.sampled_from("-_"),
+       size=st.sampled_from([24, 32, 40, 64]), seed=st.integers(0, 2**32),
+       before=st.sampled_from(["cache key: ", "restored ", "branch ", "X-Request-Id: ", "", "image app:"]))
+def test_a_digest_after_words_is_never_held(words, sep, size, seed, before):
+    body = random.Random(seed).getrandbits(size * 4).to_bytes(size // 2, "big").hex()
+    text = before + sep.join(words) + sep + body
+    raw = letter(text)
+    assert likely_secret(raw) is None, text
+    assert held_in_batch([raw] * 70).get(0) is None, text
+
+
+@pytest.mark.parametrize("prefix, size, after", [
+    ("rootly_", 64, ""), ("slk_", 64, ""), ("spu-", 32, ""), ("s-s4t2ud-", 64, ""), ("s-s4t2af-", 64, ""),
+    ("sk_", 32, ""), ("pk_", 32, ""), ("lsv2_pt_", 32, "_" + "0a1b2c3d4e"), ("lsv2_sk_", 32, "_" + "9f8e7d6c5b"),
+])
+def test_a_provider_token_with_a_digest_sized_body_is_held(prefix, size, after):
+    # source: trufflehog's rootly, sourcegraphcody, spectralops, intra42, iexapis and langsmith detectors
+    body = random.Random(prefix).getrandbits(size * 4).to_bytes(size // 2, "big").hex()
+    for text in (f"the deploy failed, I used {prefix}{body}{after} to retry", f"TOKEN={prefix}{body}{after}"):
+        raw = letter(text)
+        assert likely_secret(raw), text
+        assert held_in_batch([raw] * 70).get(0), text
+    # a negative beside it: the same body after an ordinary word is not held
+    assert likely_secret(letter(f"branch fix-{body}")) is None
