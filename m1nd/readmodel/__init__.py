@@ -647,38 +647,28 @@ class ReadModel:
     def _grown(self, name: str, source: Source, compute, merge):
         """A fact of one file kept under `kept:NAME`: `compute(since)` gives it over
         the copies added after generation `since` (0: all of them); while the file
-        lost no copy, the stored fact is merged with what is new (`merge(old, new)`)
-        instead of computed again.  One read snapshot, as in `_tallied`."""
-        key = f"kept:{name}:{source.fid}"
-        base = self._cache_get(key)
-        fids = self._fids(source)
-        self.con.execute("BEGIN")
-        try:
-            gen = self.generation
-            if tally.usable(self, base, fids):
-                value = base["value"] if base["gen"] == gen else merge(base["value"], compute(base["gen"]))
-            else:
-                value = compute(0)
-        finally:
-            self.con.execute("COMMIT")
-        if base is None or base.get("gen") != gen or base.get("fids") != fids:
-            self._cache_put(key, {"gen": gen, "fids": fids, "epoch": self.epoch, "value": value})
-        return value
+        lost no copy, the stored fact is merged with what is new (`merge(old, new)`)."""
+        return self._kept(f"kept:{name}:{source.fid}", self._fids(source),
+                          lambda base: merge(base["value"], compute(base["gen"])), lambda: compute(0))
 
     def _tallied(self, family: str, fids: list[int], scopes: dict, graph_scope, full) -> dict:
         """Counts per scope name, kept under `tally:FAMILY`, brought current from what
-        is new since they were stored (readmodel/tally.py), else `full()`.  One read
-        transaction: the generation stored is the one the counts were computed at,
-        whatever another process commits meanwhile."""
-        key = f"tally:{family}:{','.join(self.run.markers)}"
+        is new since they were stored (readmodel/tally.py), else `full()`."""
+        return self._kept(f"tally:{family}:{','.join(self.run.markers)}", fids,
+                          lambda base: tally.brought_current(self, base, scopes, graph_scope, fids), full)
+
+    def _kept(self, key: str, fids: list[int], advance, full):
+        """A derived value stored with the generation it was computed at: as stored when
+        nothing is new, `advance(stored)` while the files `fids` lost no copy (None: not
+        worth it), else `full()`.  One read transaction: the generation stored is the one
+        the value was computed at, whatever another process commits meanwhile."""
         base = self._cache_get(key)
         value = None
         self.con.execute("BEGIN")
         try:
             gen = self.generation
             if tally.usable(self, base, fids):
-                value = base["value"] if base["gen"] == gen else tally.brought_current(
-                    self, base, scopes, graph_scope, fids)
+                value = base["value"] if base["gen"] == gen else advance(base)
             stale = value is None or base["gen"] != gen
             if value is None:
                 value = full()
@@ -699,7 +689,7 @@ class ReadModel:
             return None
 
     def _cache_put(self, key: str, value) -> None:
-        if self.con.in_transaction:  # inside a read snapshot (_tallied): kept by the caller, if at all
+        if self.con.in_transaction:  # inside a read snapshot (_kept): kept by the caller, if at all
             return
         try:
             self.con.execute("BEGIN IMMEDIATE")

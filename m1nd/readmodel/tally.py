@@ -28,10 +28,6 @@ from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, tool_is_externa
 MAX_NEW = 20_000  # new copies past this: one pass over the mailbox is cheaper than a lookup each
 CHUNK = 900  # bound parameters per statement
 
-FIELDS = (WET_INK, IN_FLIGHT, FIRED_CLAY, EXTERNAL, "open", "open_work", "total", "replies", "misdelivery",
-          "in_flight_work", "answered_work", "external_work")
-
-
 def _contribution(state: str, reply: int, misdelivery: bool) -> dict[str, int]:
     """What one letter adds to a count (ReadModel._count_rows, one letter at a time)."""
     work = not reply
