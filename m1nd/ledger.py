@@ -47,9 +47,11 @@ def ledger_path(paths: Paths) -> str:
     return os.path.join(records_dir(paths), LEDGER_NAME)
 
 
+_LINE = b'{"id":"%s","digest":"%s","observed_at":"%s"}\n'  # an entry, as `record` and `record_seen` write it
+
+
 def _line(entry: Entry) -> bytes:
-    return b'{"id":"%s","digest":"%s","observed_at":"%s"}\n' % (
-        entry.id.encode(), entry.digest.encode(), entry.observed_at.encode())
+    return _LINE % (entry.id.encode(), entry.digest.encode(), entry.observed_at.encode())
 
 
 def _parse(raw: bytes, path: str, number: int) -> Entry:
@@ -379,7 +381,7 @@ def record_seen(paths: Paths, digests: Iterable[bytes], observed_at: str) -> int
 
         def blocks():
             for at in range(0, len(fresh), SEEN_BLOCK):
-                yield b"".join(b'{"id":"%s","digest":"%s","observed_at":"%s"}\n' % (h[:12], h, stamp)
+                yield b"".join(_LINE % (h[:12], h, stamp)
                                for h in map(hexlify, fresh[at:at + SEEN_BLOCK]))
 
         before = _append(paths, blocks())
