@@ -71,10 +71,9 @@ def sweep(run: Run, distribute_first: bool = True, progress=None) -> Sweep:
 def _sweep(run: Run, distribute_first: bool, progress) -> Sweep:
     receipt = None
     if distribute_first:  # cases.md 2: escalation at the second witness, by filing commands only
-        from m1nd.cases.escalation import after_distribution, before_distribution
+        from m1nd.cases.escalation import after_distribution
 
-        before = before_distribution(run)
-        receipt = after_distribution(run, distribute(run, progress=progress), before)
+        receipt = after_distribution(run, distribute(run, progress=progress))
     union: dict[bytes, Letter] = {}
     try:
         spool = read_file(run.paths.spool)

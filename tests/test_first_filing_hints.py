@@ -14,7 +14,7 @@ import sqlite3
 import orjson
 
 from m1nd import ledger
-from m1nd.cases.escalation import after_distribution, before_distribution
+from m1nd.cases.escalation import after_distribution
 from m1nd.cases.witnesses import Index
 from m1nd.distribute import distribute
 from m1nd.letters import load
@@ -63,8 +63,7 @@ def rows(home: str) -> tuple[list, list]:
 
 def file_once(home: str, spool: str, root: str):
     run = open_run(home=home, spool=spool, extra_roots=[root])
-    before = before_distribution(run)
-    return after_distribution(run, distribute(run), before)
+    return after_distribution(run, distribute(run))
 
 
 def rebuilt(home: str, spool: str, root: str) -> tuple[list, list]:
@@ -135,7 +134,6 @@ def test_a_box_changed_between_the_filing_and_the_step_is_looked_at_as_bytes(tmp
     home, spool, root = workspace(str(tmp_path / "w"))
     append(spool, spool_letters(200))
     run = open_run(home=home, spool=spool, extra_roots=[root])
-    before = before_distribution(run)
     receipt = distribute(run)
     assert receipt.handover is not None and receipt.handover.appended  # what the step is handed
     box = os.path.join(root, ".m1nd", "inbox.jsonl")
@@ -143,7 +141,7 @@ def test_a_box_changed_between_the_filing_and_the_step_is_looked_at_as_bytes(tmp
         data = fh.read()
         fh.seek(0)
         fh.write(data.replace(b'"flaky"', b'"crash"'))
-    after_distribution(run, receipt, before)
+    after_distribution(run, receipt)
     with Index(open_run(home=home, spool=spool, extra_roots=[root])) as index:
         index.update()
     assert rows(home) == rebuilt(home, spool, root)

@@ -36,37 +36,18 @@ def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = No
     return compute(cases.fold, cases.kindless, cases.run.markers, allowed, runs)
 
 
-@dataclass(frozen=True)
-class Before:
-    """What `before_distribution` did: nothing any more (see there)."""
-
-    looked: bool
-
-
-def before_distribution(run: Run) -> Before | None:
-    """The call sites' line before distributing.  The spool's new lines are no longer
-    looked at here but by the step after the filing, together with the boxes' new
-    lines: by then the filing has loaded the compiled secret rules, which judge every
-    possible witness in one batch (here they would still be compiling, and each
-    witness would be judged on its own), and the filing's receipt says which letters
-    it recorded in the coverage ledger, so that the box lines it appended are not
-    parsed again for it.  Never fails."""
-    del run
-    return Before(False)
-
-
-def escalate(run: Run, receipt=None, before: Before | None = None, gate=None) -> Escalated:
+def escalate(run: Run, receipt=None, gate=None) -> Escalated:
     """Escalate every fingerprint that needs it, deciding from the witness index
     (witnesses.py), brought current with what is new in the spool and the boxes:
     a filing never builds the read model.  `receipt`: the distribution just run (its
-    `handover` says what it knows of the lines it filed); `before` is not used; `gate`:
+    `handover` says what it knows of the lines it filed: the spool's new lines are
+    looked at here too, once the filing has loaded the compiled secret rules); `gate`:
     which boxes this filing may write (gitops/safety.py: a consented box waits while
     git is busy, and for a hook that may not write it), by default a command the user runs."""
     from m1nd import boxes
     from m1nd.cases import engine
     from m1nd.cases.witnesses import Index, Looked
 
-    del before
     handover = getattr(receipt, "handover", None)  # what the filing knows of the lines it filed
     looked = Looked(handover.observed, handover.appended, handover.read) if handover is not None else Looked()
     with lock_for(run.paths.locks, "distribute", run.paths.state), Index(run, looked) as index:
@@ -124,7 +105,7 @@ def filing_witness(cases, witnesses):
     return None, None
 
 
-def after_distribution(run: Run, receipt, before: Before | None = None, gate=None):
+def after_distribution(run: Run, receipt, gate=None):
     """The call site's one line, right after a distribution that wrote: escalate, and
     return the receipt with any escalation problem added to its notes (a failure here
     never fails the distribution: the letters are filed, escalation catches up at the
@@ -137,7 +118,7 @@ def after_distribution(run: Run, receipt, before: Before | None = None, gate=Non
     if receipt is None:
         return None
     try:
-        problems = escalate(run, receipt, before, gate).problems
+        problems = escalate(run, receipt, gate).problems
     except M1ndError as exc:
         problems = (f"escalation skipped: {exc.message}",)
     except OSError as exc:

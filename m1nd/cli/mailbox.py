@@ -38,15 +38,14 @@ def open_read(home, spool, roots, no_distribute: bool):
     run = open_run(home, spool, roots)
     receipt = None
     if not no_distribute:
-        from m1nd.cases.escalation import after_distribution, before_distribution
+        from m1nd.cases.escalation import after_distribution  # cases.md 2: escalation at the second witness
 
-        before = before_distribution(run)  # cases.md 2: escalation at the second witness
         bar = output.Progress("distributing")
         try:
             receipt = run_distribute(run, progress=bar)
         finally:
             bar.close()
-        receipt = after_distribution(run, receipt, before)
+        receipt = after_distribution(run, receipt)
     model = open_model(run)
     for note in model.notes:
         output.warn(note)
@@ -202,7 +201,7 @@ def distribute(
     roots: Roots = None,
 ) -> None:
     """File every spool letter into the one box that owns it; print the receipt."""
-    from m1nd.cases.escalation import after_distribution, before_distribution
+    from m1nd.cases.escalation import after_distribution  # cases.md 2: escalation at the second witness
     from m1nd.distribute import distribute as run_distribute
 
     with reporting(json_out):
@@ -215,11 +214,10 @@ def distribute(
         bar = output.Progress("distributing")
         try:
             run = open_run(home, spool, roots)
-            before = before_distribution(run)  # cases.md 2: escalation at the second witness
             receipt = run_distribute(run, progress=bar)
         finally:
             bar.close()
-        receipt = after_distribution(run, receipt, before)
+        receipt = after_distribution(run, receipt)
     if json_out:
         output.emit_json(receipt.as_json())
     else:

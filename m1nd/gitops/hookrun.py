@@ -241,15 +241,14 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float | None
         # then stages (spec/git.md section 3: safe filing).  Only the pre-commit hook
         # escalates (cases.md 2); after post-* hooks the next filing command does.
         if name == STAGE_HOOK:
-            from m1nd.cases.escalation import after_distribution, before_distribution
+            from m1nd.cases.escalation import after_distribution
 
             # Under the pre-commit framework, with unstaged edits of the box set aside in
             # its patch: filing now would make that patch not apply (the commit fails).
             mode = HOOK if framework_set_aside_the_box(parent) else STAGE
             gate = Gate(mode, run.bound, partial_commit=is_partial_commit(index_file), deadline=deadline,
                         parent=parent, claim=claim_time)
-            before = before_distribution(run)
-            receipt = after_distribution(run, distribute(run, gate=gate), before, gate)
+            receipt = after_distribution(run, distribute(run, gate=gate), gate)
         else:
             from m1nd.gitops import hookstamp
 
