@@ -304,14 +304,15 @@ def _report(run, now, facts, spool_error, pending, pending_count, boxes, unfiled
     # check says why) rather than pending names an empty roster would give.
     readable = facts is not None and not spool_error and not run.setup_problems
     mailbox = mailbox_block(facts, pending, run.paths.spool, now) if readable else None
+    seen: dict = {}  # each box's git state, asked once for both checks
     checks = [
         _spool_check(run, facts, spool_error),
         _boxes_check(boxes),
         _roster_check(run),
         _pending_check(pending, pending_count, run.roots.ambiguous),
         _held_check(facts if not spool_error else None, boxes),
-        consent_check(run),
-        git_check(run, unfiled),
+        consent_check(run, seen),
+        git_check(run, unfiled, seen),
         ids_check(run) if shared is None else ids_check_of(shared),
         cases_check(run),
     ]

@@ -29,6 +29,8 @@ def _git_roots(run) -> list:
     """Reachable roots that are the top level of a git work tree."""
     found = []
     for root in run.roots.reachable:
+        if not os.path.lexists(os.path.join(root.path, ".git")):  # git would name another top level, or none
+            continue
         res = gitcmd.git(["rev-parse", "--show-toplevel"], root.path)
         if res.ok and os.path.realpath(res.out) == root.real:
             found.append(root)
@@ -42,8 +44,33 @@ def _cmd(run, command: str, root) -> str:
     return f"{command} {shlex.quote(root.path)}"
 
 
-def box_state(root_path: str) -> str:
-    """`local`, `committed` or `ignored-but-tracked` (or `not in a git work tree`)."""
+def _in_work_tree(path: str) -> bool:
+    """Whether some directory from `path` up holds a `.git`: without one, git finds no
+    work tree there (the variables that would point it elsewhere are cleared, gitcmd),
+    so a doctor over roots that are not repositories spawns no git at all."""
+    path = os.path.abspath(path)
+    while True:
+        if os.path.lexists(os.path.join(path, ".git")):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
+def box_state(root_path: str, seen: dict | None = None) -> str:
+    """`local`, `committed` or `ignored-but-tracked` (or `not in a git work tree`).
+    `seen`: the states one doctor already asked git for (consent, then git, ask twice)."""
+    if seen is None:
+        seen = {}
+    if root_path not in seen:
+        seen[root_path] = _box_state(root_path)
+    return seen[root_path]
+
+
+def _box_state(root_path: str) -> str:
+    if not _in_work_tree(root_path):
+        return "not in a git work tree"
     ignored = gitcmd.is_ignored(root_path)
     if ignored is None:
         return "not in a git work tree"
@@ -52,7 +79,7 @@ def box_state(root_path: str) -> str:
     return "ignored-but-tracked" if gitcmd.is_tracked(root_path) else "local"
 
 
-def consent_check(run):
+def consent_check(run, seen: dict | None = None):
     states, warnings, fix = [], False, ""
     for root in run.roots.reachable:
         if not os.path.lexists(root.box_dir):
@@ -60,7 +87,7 @@ def consent_check(run):
         if refusal(project_box(root)):  # git will not look through a symlink either
             states.append(f"{root.label}: refused (see the boxes check)")
             continue
-        state = box_state(root.path)
+        state = box_state(root.path, seen)
         if state == "ignored-but-tracked":
             warnings = True
             states.append(f"{root.label}: local by its .gitignore but still tracked, so still committed")
@@ -184,7 +211,7 @@ def _danger_note(run, root, unfiled) -> tuple[str, str]:
     return "; ".join(parts), fix
 
 
-def git_check(run, unfiled=None):
+def git_check(run, unfiled=None, seen: dict | None = None):
     """The `git` check; `unfiled(root)` (when the spool could be read) names the spool's
     letters routed to a root that its box does not hold."""
     roots = _git_roots(run)
@@ -193,7 +220,7 @@ def git_check(run, unfiled=None):
     notes, fix, status = [], "", OK
     for root in roots:
         danger, danger_fix = "", ""
-        if unfiled is not None and os.path.isdir(root.box_dir) and box_state(root.path) == "committed":
+        if unfiled is not None and os.path.isdir(root.box_dir) and box_state(root.path, seen) == "committed":
             danger, danger_fix = _danger_note(run, root, unfiled)
         if danger:
             notes.append(f"{root.label}: {danger}")
@@ -202,7 +229,7 @@ def git_check(run, unfiled=None):
         if refusal(project_box(root)):
             box = "box refused"
         elif os.path.isdir(root.box_dir):
-            box = f"box {box_state(root.path)}"
+            box = f"box {box_state(root.path, seen)}"
         else:
             box = "no box yet"
         driver, driver_ok = _driver_state(root.path)

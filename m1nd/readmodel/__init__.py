@@ -436,11 +436,14 @@ class ReadModel:
         """(line, id, kind of secret, repo, class) of every spool line held back from a project box."""
         from m1nd.routing import MEDULLA
 
-        rows = self._grown("held", self.spool, lambda since: [list(r) for r in self.con.execute(
-            "SELECT c.line, l.id, l.secret, l.brain, l.repo, l.class FROM letters l INDEXED BY letters_secret"
-            " JOIN copies c INDEXED BY copies_digest ON c.digest = l.digest WHERE l.secret IS NOT NULL"
-            " AND l.secret != '' AND c.fid = ? AND c.gen > ? ORDER BY c.line", (self.spool.fid, since))],
-            lambda old, new: old + new)
+        def compute(since):  # all held letters, else the copies added after `since`
+            driver = ("letters l INDEXED BY letters_secret JOIN copies c INDEXED BY copies_digest ON c.digest = l.digest"
+                      if not since else "copies c INDEXED BY copies_gen JOIN letters l ON l.digest = c.digest")
+            return [list(r) for r in self.con.execute(
+                f"SELECT c.line, l.id, l.secret, l.brain, l.repo, l.class FROM {driver} WHERE l.secret IS NOT NULL"
+                " AND l.secret != '' AND c.fid = ? AND c.gen > ? ORDER BY c.line", (self.spool.fid, since))]
+
+        rows = self._grown("held", self.spool, compute, lambda old, new: old + new)
         resolve = self.run.roots.resolve
         return [(line, lid, kind, repo, klass) for line, lid, kind, brain, repo, klass in rows
                 if resolve(brain, repo).kind != MEDULLA]
@@ -474,14 +477,16 @@ class ReadModel:
             return {day: old.get(day, 0) + new.get(day, 0) for day in sorted({*old, *new})}
         return self._grown("misdelivered", self.spool, compute, merge)
 
-    def spool_answered(self) -> set[str]:
-        """Ids named in the `answers` of some spool letter."""
-        out: set[str] = set()
-        for (answers,) in self.con.execute(
-                "SELECT l.answers FROM letters l WHERE l.reply = 1 AND EXISTS"
-                " (SELECT 1 FROM copies c WHERE c.digest = l.digest AND c.fid = ?)", (self.spool.fid,)):
-            out.update(orjson.loads(answers))
-        return out
+    def spool_answered(self) -> "SpoolAnswered":
+        """Ids named in the `answers` of some spool letter, asked one id at a time."""
+        def compute(since):  # the spool's missions that name answers (few: kept whole)
+            rows = self.con.execute(
+                "SELECT DISTINCT l.answers FROM copies c INDEXED BY copies_gen JOIN letters l ON l.digest = c.digest"
+                " WHERE c.gen > ? AND c.fid = ? AND l.reply = 1 AND l.mission = 1", (since, self.spool.fid))
+            return sorted({a for (answers,) in rows for a in orjson.loads(answers)})
+
+        missions = self._grown("mission-answers", self.spool, compute, lambda old, new: sorted({*old, *new}))
+        return SpoolAnswered(self.con, self.spool.fid, frozenset(missions))
 
     # -- fates -------------------------------------------------------------------------
     def graph(self, scope: Source | None = None) -> ModelGraph:
@@ -733,6 +738,21 @@ def _build_progress(fresh: bool, paths: list[str]):
     task = bar.add_task("index", total=total)
     with bar:
         yield lambda n: bar.advance(task, n)
+
+
+class SpoolAnswered:
+    """`lid in answered`: some spool letter names `lid` in its answers (a reply, by the
+    `replies` index, or one of the spool's missions)."""
+
+    def __init__(self, con, fid, missions: frozenset) -> None:
+        self.con, self.fid, self.missions = con, fid, missions
+
+    def __contains__(self, lid) -> bool:
+        if lid in self.missions:
+            return True
+        return self.con.execute(
+            "SELECT 1 FROM replies r JOIN copies c INDEXED BY copies_digest ON c.digest = r.digest"
+            " WHERE r.target = ? AND c.fid = ? LIMIT 1", (lid, self.fid)).fetchone() is not None
 
 
 def open_model(run: Run, secret_check=None, only: Box | None = None) -> ReadModel:
