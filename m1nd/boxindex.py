@@ -42,12 +42,44 @@ def region_hashes(fd: int, offset: int, known: list[str] | None = None, known_of
     """
     reuse = min(known_offset, offset) // CHUNK if known else 0
     hashes = list(known[:reuse]) if known else []
+    seen = _seen_chunks(fd)
     at = reuse * CHUNK
     while at < offset:
         size = min(CHUNK, offset - at)
-        hashes.append(f"{zlib.crc32(os.pread(fd, size, at)):08x}")
+        index = at // CHUNK
+        if size == CHUNK and index < len(seen):
+            hashes.append(seen[index])
+        else:
+            hashes.append(f"{zlib.crc32(os.pread(fd, size, at)):08x}")
+            if size == CHUNK and index == len(seen):
+                seen.append(hashes[-1])
         at += size
     return hashes
+
+
+# The whole chunks this process already checksummed, per file (device, inode) as it
+# stands (size, mtime): one command checks a grown file for several indexes (the
+# cursor, the read model, the witnesses) and reads its bytes once.  Only the file's
+# latest state is kept, so a server that runs for days holds one list per file.  A
+# file changed in the last two seconds is not remembered (a rewrite of the same size
+# in the same clock tick would keep its stat).
+_SEEN: dict[tuple[int, int], tuple[tuple[int, int], list[str]]] = {}
+_RECENT_NS = 2_000_000_000
+
+
+def _seen_chunks(fd: int) -> list[str]:
+    import time
+
+    st = os.fstat(fd)
+    if st.st_mtime_ns >= time.time_ns() - _RECENT_NS:
+        return []
+    state = (st.st_size, st.st_mtime_ns)
+    kept = _SEEN.get((st.st_dev, st.st_ino))
+    if kept is None or kept[0] != state:
+        if len(_SEEN) >= 4096:
+            _SEEN.clear()
+        kept = _SEEN[(st.st_dev, st.st_ino)] = (state, [])
+    return kept[1]
 
 
 def letter_key(raw: bytes) -> bytes:

@@ -114,7 +114,7 @@ def fold_model(run: Run, model, cache: bool = True, write: bool = True) -> tuple
     cached = _load(run) if cache and model.persistent else None
     if cached is not None and cached[0] == key:
         return cached[3], cached[2]
-    letters = model.count()
+    letters = model.counts()["total"]  # kept current by the read model (model.count() counts them all)
     if cached is not None and cached[0][:2] == key[:2]:  # the same database and files, new content
         _, old_gen, old_letters, fold = cached
         if old_letters + model.count("l.first_gen > ?", (old_gen,)) == letters:  # it only grew

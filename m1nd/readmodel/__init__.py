@@ -339,9 +339,12 @@ class ReadModel:
 
     def line_count(self, source: Source, missions: bool = True) -> int:
         """Letter lines of one file (per line, duplicates counted)."""
-        sql = "SELECT count(*) FROM copies c" + ("" if missions else " JOIN letters l ON l.digest = c.digest")
-        sql += " WHERE c.fid = ?" + ("" if missions else " AND l.mission = 0")
-        return self.con.execute(sql, (source.fid,)).fetchone()[0]
+        def compute(since):  # the lines added after generation `since`
+            sql = "SELECT count(*) FROM copies c INDEXED BY copies_gen" + (
+                "" if missions else " JOIN letters l ON l.digest = c.digest")
+            sql += " WHERE c.gen > ? AND c.fid = ?" + ("" if missions else " AND l.mission = 0")
+            return self.con.execute(sql, (since, source.fid)).fetchone()[0]
+        return self._grown(f"lines:{int(missions)}", source, compute, lambda old, new: old + new)
 
     def spool_pairs(self) -> list[tuple[str, str, int, int]]:
         """(brain, repo, letter lines, held lines) per pair over the spool's lines,
@@ -406,6 +409,19 @@ class ReadModel:
                 (self.spool.fid, brain, repo, box.fid)))
         return list(dict.fromkeys(lid for _, lid in sorted(out)))
 
+    def _shared_candidates(self) -> list[str]:
+        """Ids two rows of `letters` share, kept and extended by the letters added since:
+        an id becomes shared only when a letter with it is added, and one that no
+        longer is (a letter gone) is dropped by the caller, which looks at the copies."""
+        def compute(since):
+            if not since:
+                return [r[0] for r in self.con.execute("SELECT id FROM letters GROUP BY id HAVING count(*) > 1")]
+            return [r[0] for r in self.con.execute(
+                "SELECT DISTINCT l.id FROM letters l INDEXED BY letters_first WHERE l.first_gen > ?"
+                " AND (SELECT count(*) FROM letters o INDEXED BY letters_id WHERE o.id = l.id) > 1", (since,))]
+        return self._kept("kept:shared-ids", [], lambda base: sorted({*base["value"], *compute(base["gen"])}),
+                          lambda: sorted(compute(0)))
+
     def secret_of(self, digest: str) -> str | None:
         """The kind of likely secret a letter carries (what holds it back from a
         project box), or None."""
@@ -418,7 +434,7 @@ class ReadModel:
         (doctor's `ids` check), in the order the files are read."""
         order = {src.fid: (n, src.path) for n, src in enumerate(self.sources) if src.fid is not None}
         out: dict[str, list[str]] = {}
-        for (lid,) in self.con.execute("SELECT id FROM letters GROUP BY id HAVING count(*) > 1 ORDER BY id"):
+        for lid in self._shared_candidates():
             first: dict[bytes, tuple] = {}
             for fid, line, digest in self.con.execute(
                     "SELECT c.fid, c.line, c.digest FROM letters l JOIN copies c ON c.digest = l.digest"
@@ -452,10 +468,14 @@ class ReadModel:
         """(line, id, kind of secret) of every line of one box carrying a likely secret."""
         if source.fid is None:
             return []
-        return [tuple(r) for r in self.con.execute(
-            "SELECT c.line, l.id, l.secret FROM letters l INDEXED BY letters_secret JOIN copies c"
-            " ON c.digest = l.digest WHERE l.secret IS NOT NULL AND l.secret != '' AND c.fid = ? ORDER BY c.line",
-            (source.fid,))]
+
+        def compute(since):  # as held(): all of them, else the copies added after `since`
+            driver = ("letters l INDEXED BY letters_secret JOIN copies c ON c.digest = l.digest" if not since
+                      else "copies c INDEXED BY copies_gen JOIN letters l ON l.digest = c.digest")
+            return [list(r) for r in self.con.execute(
+                f"SELECT c.line, l.id, l.secret FROM {driver} WHERE l.secret IS NOT NULL AND l.secret != ''"
+                " AND c.fid = ? AND c.gen > ? ORDER BY c.line", (source.fid, since))]
+        return [tuple(r) for r in self._grown("held-in", source, compute, lambda old, new: old + new)]
 
     def spool_misdelivered_days(self) -> dict[str, int]:
         """Distinct misdelivery letters of the spool (missions left out) by the first
