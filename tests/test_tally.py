@@ -15,6 +15,7 @@ import sys
 import tempfile
 import textwrap
 
+import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,7 +33,19 @@ def every_count(model) -> dict:
             "each box alone": {s.path: model.counts(s) for s in model.readable_boxes()},
             # doctor's facts of the spool, kept the same way
             "pairs": model.spool_pairs(), "held": model.held(), "misdelivered": model.spool_misdelivered_days(),
-            "held in boxes": {s.path: model.held_in(s) for s in model.readable_boxes()}}
+            "held in boxes": {s.path: model.held_in(s) for s in model.readable_boxes()},
+            "lines": {s.path: (model.line_count(s), model.line_count(s, missions=False))
+                      for s in [model.spool, *model.readable_boxes()]},
+            "shared ids": model.shared_ids(), "answered": answered_ids(model)}
+
+
+def answered_ids(model) -> dict:
+    """For every id a letter carries or names in its answers: whether a spool letter answers it."""
+    answered = model.spool_answered()
+    ids = {r[0] for r in model.con.execute("SELECT id FROM letters")}
+    for (answers,) in model.con.execute("SELECT answers FROM letters WHERE answers IS NOT NULL"):
+        ids.update(a for a in orjson.loads(answers) if isinstance(a, str))
+    return {lid: lid in answered for lid in sorted(ids)}
 
 
 def kept_counts(world: World) -> dict:
