@@ -30,76 +30,17 @@ from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, STATES, WET_INK, ReplyGr
 from m1nd.fsutil import open_regular
 from m1nd.readmodel import store, tally
 from m1nd.readmodel.graph import ModelGraph
+from m1nd.readmodel.rows import BOX, COLS as _COLS, COLS_OF_L, SPOOL, LetterRow, Location, Source, row as _row
 from m1nd.readmodel.update import path_key, refresh_file
 from m1nd.run import Run
 
-SPOOL = "spool"
-BOX = "box"
 PRELOAD_BYTES = 4 << 20  # spool bytes to index that are worth compiling the secret rules in a thread
 PROGRESS_BYTES = 1 << 20  # a first build reading this much shows a progress bar when stderr is a terminal
-
-
-class Source(NamedTuple):
-    """One letters file of the run: the spool, or a box."""
-
-    kind: str  # SPOOL or BOX
-    label: str  # the box label; "spool" for the spool
-    path: str
-    box: Box | None
-    fid: int | None  # None when it could not be read (see problem)
-    problem: str | None  # a refused or unreadable box
-
-    @property
-    def root(self) -> str | None:
-        return self.box.root.path if self.box is not None and self.box.root is not None else None
-
-
-class LetterRow(NamedTuple):
-    """One distinct letter.  Field names match m1nd.letters.Letter where they overlap
-    (`klass` for `class`), so fates.reply_graph and ReplyGraph.state take it."""
-
-    digest: str  # full sha256 of the raw bytes, hex
-    id: str
-    ts: str
-    sortkey: str  # `ts` in UTC for sorting (timefmt.sort_key)
-    agent: str
-    klass: str
-    repo: str
-    brain: str
-    tool: str
-    what: str
-    expected: str
-    snippet: str
-    answers: tuple[str, ...]
-    kind: str | None
-    disposition: str | None
-    fingerprint: str | None
-    case_id: str | None
-    sentinel: str | None
-
-
-class Location(NamedTuple):
-    kind: str  # SPOOL or BOX
-    label: str
-    path: str
-    root: str | None
-    line: int  # 1-based
-    offset: int  # byte offset of the line's first byte
-    length: int  # raw bytes (without `\n`)
-
-
-_COLS = ("digest, id, ts, sortkey, agent, class, repo, brain, tool, what, expected, snippet, answers, kind,"
-         " disposition, fingerprint, case_id, sentinel")
 
 
 # How a fact of one file reads its copies: all of them through the primary key, or
 # only those added after a generation through their index (never one probe per copy).
 _NEW_COPIES = {False: "", True: " INDEXED BY copies_gen"}
-
-
-def _row(r) -> LetterRow:
-    return LetterRow(r[0].hex(), r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
-                     tuple(orjson.loads(r[12])) if r[12] else (), r[13], r[14], r[15], r[16], r[17])
 
 
 class ReadModel:
@@ -273,7 +214,7 @@ class ReadModel:
     def box_letters(self, source: Source) -> Iterator[tuple[int, LetterRow]]:
         """(line number, letter) of one file in file order, duplicates kept, missions left out."""
         cur = self.con.execute(
-            f"SELECT c.line, {', '.join('l.' + c.strip() for c in _COLS.split(','))} FROM copies c JOIN letters l"
+            f"SELECT c.line, {COLS_OF_L} FROM copies c JOIN letters l"
             " ON l.digest = c.digest WHERE c.fid = ? AND l.mission = 0 ORDER BY c.line", (source.fid,))
         while True:
             rows = cur.fetchmany(2000)

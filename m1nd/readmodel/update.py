@@ -26,20 +26,12 @@ import orjson
 from m1nd.boxindex import region_hashes
 from m1nd.fates import is_receipt_class
 from m1nd.letters import iter_raw, load
-from m1nd.timefmt import sort_key
+from m1nd.readmodel.rows import INSERT_LETTER, letter_row
 
 RACY_NS = 2_000_000_000  # a file changed this recently is checked again next time
 CHUNK_LINES = 50_000  # lines per transaction of a large read
 BATCH = 900  # lines per batch (SQLite's default limit on bound parameters is higher)
 CONFLICT_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ")
-EXTRA = ("disposition", "fingerprint", "case_id", "sentinel")
-
-_INSERT_LETTER = (
-    "INSERT OR IGNORE INTO letters (digest, id, ts, sortkey, agent, class, repo, brain, tool, what, expected,"
-    " snippet, answers, kind, disposition, fingerprint, case_id, sentinel, mission, reply, secret, first_gen)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-)
-
 
 @dataclass
 class FileRow:
@@ -74,29 +66,6 @@ def unchanged(row: FileRow | None, st: os.stat_result | None) -> bool:
         return row is None or (row.size == 0 and row.offset == 0 and row.tail_line is None and row.ino == -1)
     return row is not None and (row.dev, row.ino, row.size, row.mtime_ns) == (
         st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def _extra(value) -> str | None:
-    if value is None:
-        return None
-    if type(value) is str:
-        return value
-    return orjson.dumps(value).decode()
-
-
-def letter_row(digest: bytes, obj: dict, gen: int, secret: str | None) -> tuple:
-    get = obj.get
-    answers = get("answers")
-    kind = get("kind")
-    ts = get("ts", "")
-    return (
-        digest, digest[:6].hex(), ts, sort_key(ts), get("agent", ""), get("class", ""), get("repo", ""),
-        get("brain", ""), get("tool", ""), get("what", ""), get("expected", ""), get("snippet", ""),
-        orjson.dumps(answers).decode() if answers else None, kind,
-        _extra(get("disposition")), _extra(get("fingerprint")), _extra(get("case_id")), _extra(get("sentinel")),
-        1 if kind == "mission" else 0, 1 if answers else 0,
-        secret, gen,
-    )
 
 
 def _next_gen(con: sqlite3.Connection) -> int:
@@ -293,7 +262,7 @@ def _flush(con, fid: int, batch, gen: int, secret_check, probe: bool = True) -> 
     if new_letters:
         # secret_check: a batch detector (secrets.held_in_batch): index -> kind; "" = checked, none
         held = secret_check(new_raws) if secret_check else None
-        con.executemany(_INSERT_LETTER, [
+        con.executemany(INSERT_LETTER, [
             letter_row(digest, obj, gen, None if held is None else held.get(i, ""))
             for i, (digest, obj) in enumerate(new_letters)])
         answered = [(target, digest, pos, 1 if is_receipt_class(obj.get("class", "")) else 0)
