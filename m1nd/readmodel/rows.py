@@ -1,5 +1,5 @@
 """The rows of the read model's `letters` table: their columns, the row a letter line
-is inserted as (update.py), and the LetterRow a query reads back (queries.py).
+is inserted as (update.py), and the LetterRow a query reads back (ReadModel.letters and the other queries).
 
 The letter's string fields are m1nd.letters.STRING_FIELDS; the column lists below are
 built from it.  `letter_row` and `row` spell each field out (one `get` per field, no
