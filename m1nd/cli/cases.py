@@ -68,9 +68,7 @@ def cases(
     """Every fingerprint with its witnesses, escalation and case; the kindless count."""
     if ctx.invoked_subcommand is not None:
         return
-    from m1nd.cases import records
-    from m1nd.cases.escalation import overlay_of
-    from m1nd.cases.source import open_cases
+    from m1nd.documents import cases as documents
     from m1nd.errors import UsageError
 
     with reporting(json_out):
@@ -79,21 +77,19 @@ def cases(
             if state not in STATES:
                 raise UsageError(f"--state must be one of {', '.join(STATES)}")
         run = open_run(home, spool, roots)
-        allowed, runs = records.allowlist(run.paths), records.last_runs(run.paths)
-        with open_cases(run) as cases:
-            _say(cases)
-            overlay = overlay_of(cases, allowed, runs)
-            if json_out:
-                output.emit_json(overlay.as_json())
-                return
-            _cases_view(overlay, cases, limit, tool, kind, state, recurring)
+        if json_out:
+            doc = documents.cases_document(run, output.warn)
+        else:
+            with documents.opened(run, output.warn) as (cases, overlay):
+                _cases_view(overlay, cases, limit, tool, kind, state, recurring)
+            return
+    output.emit_json(doc)
 
 
 def _say(cases) -> None:
-    for note in cases.notes:
-        output.warn(note)
-    for problem in cases.problems:
-        output.warn(f"{problem} (its letters are left out)")
+    from m1nd.documents.cases import say_notes
+
+    say_notes(cases, output.warn)
 
 
 def _cases_view(overlay, cases, limit, tool, kind, state, recurring) -> None:

@@ -18,30 +18,11 @@ def doctor(
 ) -> None:
     """Check the spool, boxes, roster and repositories; print the mailbox health."""
     from m1nd.clock import parse_now
-    from m1nd.doctor import diagnose
-
-    from m1nd.errors import M1ndError
-    from m1nd.readmodel import open_model
+    from m1nd.documents.doctor import doctor_report
 
     with reporting(json_out):
         moment = parse_now(now)
-        run = open_run(home, spool, roots, tolerant=True)
-        try:
-            model = open_model(run)
-        except M1ndError:
-            model = None  # the spool cannot be read: diagnose says so
-        if model is None:
-            report = diagnose(run, moment)
-        else:
-            for note in model.notes:
-                output.warn(note)
-            from m1nd.readmodel import damage_reported
-
-            try:
-                with damage_reported(run):
-                    report = diagnose(run, moment, model)
-            finally:
-                model.close()
+        report = doctor_report(open_run(home, spool, roots, tolerant=True), moment, output.warn)
     if json_out:
         output.emit_json(report.as_json())
     else:

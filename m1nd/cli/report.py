@@ -325,27 +325,13 @@ def deliver_cmd(
 def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home: Home = None) -> None:
     """Each profile's cursor, next boundary, outbox and last receipts."""
     from m1nd.clock import stamp
+    from m1nd.documents.reports import report_status
     from m1nd.paths import resolve_paths
-    from m1nd.reports import calendar, store, updates
-    from m1nd.reports.profiles import load_profiles
 
     o = _opts(ctx, now=now, json=json_out, home=home)
     with reporting(o.get("json", False)):
         moment = _now(o.get("now"))
-        paths = resolve_paths(o.get("home"))
-        doc = {"profiles": {}}
-        for name, prof in sorted(load_profiles(paths).items()):
-            state = store.load_state(paths, name)
-            nb = calendar.next_after(moment, prof.rules, prof.zone)
-            doc["profiles"][name] = {
-                "cursor": state.cursor,
-                "next_boundary": stamp(nb) if nb else None,
-                "outbox": state.outbox_runs(),
-                "enabled": prof.enabled,
-                "failed": state.failed(prof.max_attempts),
-                **updates.status(state, prof),
-                "receipts": [{k: r[k] for k in ("run_id", "sink", "digest", "verified")} for r in state.receipts[-10:]],
-            }
+        doc = report_status(resolve_paths(o.get("home")), moment)
     if o.get("json"):
         output.emit_json(doc)
         return
@@ -368,33 +354,22 @@ def list_cmd(
     home: Home = None,
 ) -> None:
     """Delivered reports, newest first."""
+    from m1nd.documents.reports import report_list
     from m1nd.paths import resolve_paths
-    from m1nd.reports import store
-    from m1nd.reports.profiles import load_profiles
 
     o = _opts(ctx, json=json_out, home=home)
     with reporting(o.get("json", False)):
-        paths = resolve_paths(o.get("home"))
-        rows = []
-        for name in load_profiles(paths):
-            for r in store.load_state(paths, name).receipts:
-                rows.append({k: r[k] for k in ("run_id", "profile", "kind", "classification", "period",
-                                                "delivered_at", "sink", "digest", "verified")})
-        rows.sort(key=lambda r: r["run_id"], reverse=True)
-        rows.sort(key=lambda r: r["delivered_at"], reverse=True)
-        window = rows[offset:offset + limit]
-        doc = {"reports": window, "returned": len(window), "total": len(rows),
-               "truncated": offset + len(window) < len(rows)}
+        listing = report_list(resolve_paths(o.get("home")), limit, offset)
     if o.get("json"):
-        output.emit_json(doc)
+        output.emit_json(listing.as_json())
         return
-    if not window:
+    if not listing.reports:
         output.emit_text("no delivered reports")
-    for r in window:
+    for r in listing.reports:
         output.emit_text(f"{r['delivered_at']}  {r['run_id']}  {r['profile']}  {r['classification']}  "
                          f"{r['period']['start']} → {r['period']['end']}  {r['sink']}")
-    if doc["truncated"]:
-        output.emit_text(f"… {doc['total'] - offset - len(window)} more (--offset {offset + len(window)})")
+    if listing.truncated:
+        output.emit_text(f"… {listing.after} more (--offset {offset + len(listing.reports)})")
 
 
 @app.command("render")

@@ -117,7 +117,7 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
     def cases_page(request):
         from m1nd.cases.display import page_doc
 
-        return pages.cases(mailbox.cases_doc(page_doc))
+        return pages.cases(page_doc(mailbox.cases_overlay()))
 
     def reports_page(request):
         return pages.reports(mailbox.delivered())

@@ -1,11 +1,12 @@
-"""Where the server's answers come from: the same core functions the commands call,
-over a run opened for each request (so a roster change is seen at once).
+"""Where the server's answers come from: the same core functions the commands call
+(`m1nd/documents/` names each document's one function), over a run opened for each
+request (so a roster change is seen at once).
 
 Every answer that reads the mailbox asks the read model, as the command does; nothing
 is kept between requests. `show`, a box's document and the pages take turns
 (turns.py): one model per turn, brought current with the files as they are when the
 turn begins and shared by every request waiting then. The v0 document (long to write,
-so it would hold up a turn) and doctor open their own model.
+so it would hold up a turn), doctor and cases open their own model.
 """
 
 from __future__ import annotations
@@ -110,55 +111,26 @@ class Mailbox:
             return documents.error(exc)
 
     def doctor(self) -> Doc:
-        """`m1nd doctor --json`, status 200 even when a check is an error. Not kept:
-        its checks look at more than the mailbox files (hooks, consent, the clock)."""
+        """`m1nd doctor --json`, status 200 even when a check is an error."""
         from m1nd.clock import parse_now
-        from m1nd.doctor import diagnose
-        from m1nd.readmodel import open_model
+        from m1nd.documents.doctor import doctor_report
 
-        try:  # the steps of m1nd/cli/doctor.py
-            moment = parse_now(None)
-            run = self.run(tolerant=True)
-            try:
-                model = open_model(run)
-            except M1ndError:
-                model = None  # the spool cannot be read: diagnose says so
-            if model is None:
-                return documents.ok(diagnose(run, moment).as_json())
-            try:
-                for note in model.notes:
-                    _say_once(note)
-                return documents.ok(diagnose(run, moment, model).as_json())
-            finally:
-                model.close()
-        except M1ndError as exc:
-            return documents.error(exc)
+        moment = parse_now(None)
+        return documents.ok(doctor_report(self.run(tolerant=True), moment, _say_once).as_json())
 
     # cases (issue 11) --------------------------------------------------------
 
-    def cases_doc(self, shape=None) -> dict:
-        """The document of `m1nd cases --json`, as that command builds it (or `shape`
-        of the overlay: the page's). Not kept: it also depends on the records
-        (sentinel allowlist, last runs)."""
-        from m1nd.cases import records
-        from m1nd.cases.escalation import overlay_of
-        from m1nd.cases.source import open_cases
-
-        run = self.run()
-        allowed, runs = records.allowlist(run.paths), records.last_runs(run.paths)
-        with open_cases(run) as cases:
-            for note in cases.notes:
-                _say_once(note)
-            for problem in cases.problems:
-                _say_once(f"{problem} (its letters are left out)")
-            overlay = overlay_of(cases, allowed, runs)
-            return shape(overlay) if shape else overlay.as_json()
-
     def cases(self) -> Doc:
-        try:
-            return documents.ok(self.cases_doc())
-        except M1ndError as exc:
-            return documents.error(exc)
+        """`m1nd cases --json`."""
+        from m1nd.documents.cases import cases_document
+
+        return documents.ok(cases_document(self.run(), _say_once))
+
+    def cases_overlay(self):
+        """The overlay of `m1nd cases --json`, which the page shapes."""
+        from m1nd.documents.cases import cases_overlay
+
+        return cases_overlay(self.run(), _say_once)
 
     # reports (issue 10's store) ---------------------------------------------
 
@@ -168,45 +140,23 @@ class Mailbox:
         return resolve_paths(self.home, self.spool)
 
     def delivered(self) -> list[dict]:
-        """Every delivered report, newest first (by delivery time, then run id), as
-        `m1nd report list` orders them."""
-        from m1nd.reports import store
-        from m1nd.reports.profiles import load_profiles
+        """Every delivered report, newest first, as `m1nd report list` orders them."""
+        from m1nd.documents.reports import delivered
 
-        paths = self._paths()
-        rows = []
-        for name in load_profiles(paths):
-            for r in store.load_state(paths, name).receipts:
-                rows.append({k: r[k] for k in ("run_id", "profile", "kind", "classification", "period",
-                                                "delivered_at", "sink", "digest", "verified")})
-        rows.sort(key=lambda r: r["run_id"], reverse=True)
-        rows.sort(key=lambda r: r["delivered_at"], reverse=True)
-        return rows
+        return delivered(self._paths())
 
     def reports(self, limit: str | None, offset: str | None) -> Doc:
         """`m1nd report list --json [--limit N] [--offset K]`."""
-        try:
-            low = _int_option("--limit", limit, 100)
-            skip = _int_option("--offset", offset, 0)
-            rows = self.delivered()
-            window = rows[skip:skip + low]
-            return documents.ok({"reports": window, "returned": len(window), "total": len(rows),
-                                 "truncated": skip + len(window) < len(rows)})
-        except M1ndError as exc:
-            return documents.error(exc)
+        from m1nd.documents.reports import report_list
+
+        low, skip = _int_option("--limit", limit), _int_option("--offset", offset)
+        return documents.ok(report_list(self._paths(), low, skip).as_json())
 
     def report_html(self, run_id: str) -> bytes:
-        """A delivered report's HTML: the frozen run rendered, checked against its
-        digests, the same bytes its directory sink stored."""
-        from m1nd.reports import formats, store
-        from m1nd.reports.freeze import is_run_id
+        """A delivered report's HTML, the same bytes its directory sink stored."""
+        from m1nd.documents.reports import delivered_html
 
-        if not is_run_id(run_id) or not any(r["run_id"] == run_id for r in self.delivered()):
-            raise NotFound(f"no delivered report {run_id}")
-        frozen = store.load_frozen(self._paths(), run_id)
-        if frozen is None:
-            raise NotFound(f"no delivered report {run_id}")
-        return formats.render(frozen, "html")
+        return delivered_html(self._paths(), run_id)
 
     # pages -------------------------------------------------------------------
 
@@ -311,11 +261,9 @@ def _thread_data(model, ident: str) -> "ThreadData":
     return ThreadData(focus, roots=roots, children=children, cards=cards)
 
 
-def _int_option(name: str, raw: str | None, default: int) -> int:
+def _int_option(name: str, raw: str | None) -> int:
     """A whole-number query parameter checked by the very option `m1nd report list`
-    declares (its range, its message)."""
-    if raw is None:
-        return default
+    declares (its default, its range, its message)."""
     from typer.main import get_command
 
     from m1nd.cli.report import app as report_app
@@ -323,6 +271,8 @@ def _int_option(name: str, raw: str | None, default: int) -> int:
 
     command = get_command(report_app).commands["list"]
     param = next(p for p in command.params if name in p.opts)
+    if raw is None:
+        return param.default
     try:
         return param.type.convert(raw, param, None)
     except Exception as exc:  # click's BadParameter, from typer's bundled click
