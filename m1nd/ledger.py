@@ -183,8 +183,48 @@ def _last_line_hash(data_end: bytes) -> bytes:
     return hashlib.sha256(data_end).digest()
 
 
-def _build_index(paths: Paths, entries: dict[str, Entry], covered: int, last_line: bytes) -> None:
-    _build_sorted_index(paths, sorted(bytes.fromhex(d) for d in entries), covered, last_line)
+_REBUILD_CHUNK = 1 << 23  # bytes of ledger parsed at a time when the index is rebuilt
+
+
+def _rebuild_index(paths: Paths) -> list[bytes]:
+    """Write the membership index from the whole ledger and return its sorted keys.
+
+    The ledger is parsed a chunk at a time and only each entry's digest (32 bytes) is
+    kept, so a million-entry ledger costs tens of MB, not a dict of entries.  A chunk
+    that fails to parse is parsed again with everything before it, for the error's
+    true line number (fails closed, as every read of the ledger does)."""
+    path = ledger_path(paths)
+    keys: list[bytes] = []
+    end = 0
+    try:
+        with open(path, "rb") as fh:
+            carry = b""
+            while True:
+                chunk = fh.read(_REBUILD_CHUNK)
+                data = carry + chunk
+                whole = data.rfind(b"\n") + 1
+                if whole:
+                    try:
+                        block = _parse_block(data[:whole], path, end)
+                    except M1ndError:
+                        _read(path)  # raises with the line number counted from the start
+                        raise
+                    keys.extend(bytes.fromhex(e.digest) for _, e in block)
+                    end += whole
+                    del block
+                carry = data[whole:]
+                if not chunk:
+                    break
+            fh.seek(max(end - _LINE_LEN - 1, 0))
+            last = fh.read(end - max(end - _LINE_LEN - 1, 0))
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise M1ndError(f"cannot read the coverage ledger {path}: {exc.strerror}") from None
+    keys.sort()
+    if keys:
+        _build_sorted_index(paths, keys, end, last)
+    return keys
 
 
 def _build_sorted_index(paths: Paths, keys: list[bytes], covered: int, last_line: bytes) -> None:
@@ -233,13 +273,14 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
                     table = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     tail, end = read_from(paths, covered) if covered else ([], 0)
     if not covered:
-        entries, end = _read(path)
-        if entries:
-            with open(path, "rb") as lf:
-                lf.seek(max(end - _LINE_LEN - 1, 0))
-                last = lf.read(end - max(end - _LINE_LEN - 1, 0))
-            _build_index(paths, entries, end, last)
-        return {d for d in digests if d in entries}
+        keys = _rebuild_index(paths)
+        found = set()
+        for d in digests:
+            key = bytes.fromhex(d)
+            i = bisect_left(keys, key)
+            if i < len(keys) and keys[i] == key:
+                found.add(d)
+        return found
     fresh = {e.digest for _, e in tail}
     found = {d for d in digests if d in fresh}
     if table is not None:
@@ -271,11 +312,7 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
                         found.add(key.hex())
         table.close()
         if len(tail) > max(4096, n // 8):
-            entries, end = _read(path)
-            with open(path, "rb") as lf:
-                lf.seek(max(end - _LINE_LEN - 1, 0))
-                last = lf.read(end - max(end - _LINE_LEN - 1, 0))
-            _build_index(paths, entries, end, last)
+            _rebuild_index(paths)
     return found
 
 

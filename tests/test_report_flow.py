@@ -421,3 +421,31 @@ def test_the_ledger_index_finds_exactly_the_digests_it_holds_however_many_are_as
     assert ledger._known(paths, ask) == set(ask) & set(held)
     as_bytes = [bytes.fromhex(d) for d in ask]
     assert ledger._known_of(paths, as_bytes) == {bytes.fromhex(d) for d in set(ask) & set(held)}
+
+
+def test_the_ledger_index_rebuilt_chunk_by_chunk_knows_every_entry_and_fails_closed_at_the_true_line(monkeypatch):
+    import shutil
+
+    from m1nd import ledger
+    from m1nd.errors import M1ndError
+    from m1nd.paths import resolve_paths
+
+    monkeypatch.setattr(ledger, "_REBUILD_CHUNK", 1000)  # several chunks, cut inside lines
+    paths = resolve_paths()
+    entries = [(f"{i:012x}", f"{i:012x}" + "c" * 52) for i in range(300)]
+    assert len(ledger.record(paths, entries, "2026-05-01T00:00:00Z", create_home=True)) == 300
+    shutil.rmtree(paths.state)  # the index goes with the state: rebuilt from the ledger
+    absent = [(f"{i:012x}", f"{i:012x}" + "d" * 52) for i in range(5)]
+    assert ledger._known(paths, [d for _, d in entries + absent]) == {d for _, d in entries}
+    with open(os.path.join(paths.state, "ledger-index"), "rb") as fh:
+        assert (len(fh.read()) - ledger._HEAD) // 32 == 300
+    # a damaged line deep in the ledger is named by its line number in the whole file
+    path = ledger.ledger_path(paths)
+    with open(path, "rb") as fh:
+        lines = fh.read().splitlines(keepends=True)
+    lines[233] = b"not an entry\n"
+    with open(path, "wb") as fh:
+        fh.write(b"".join(lines))
+    shutil.rmtree(paths.state)
+    with pytest.raises(M1ndError, match="damaged at line 234"):
+        ledger._known(paths, [entries[0][1]])
