@@ -382,16 +382,30 @@ SEEN_BLOCK = 1 << 13  # entries per write (and per membership check) when a fili
 def _known_of(paths: Paths, digests: list[bytes]) -> set[bytes]:
     """`_known` for digests as bytes, asked in blocks (a million hex strings at once
     would be the largest thing a first filing holds); none without a ledger."""
+    fresh = set(_fresh_of(paths, digests))
+    return {d for d in digests if d not in fresh}
+
+
+def _fresh_of(paths: Paths, digests: list[bytes]) -> list[bytes]:
+    """Those of these distinct digests the ledger does not hold yet, in their order.
+    Only the fresh ones are collected (a filing whose letters are all known again,
+    after its state was deleted, holds no second set of a million digests)."""
     try:
         if os.stat(ledger_path(paths)).st_size == 0:
-            return set()
+            return digests
     except FileNotFoundError:
-        return set()
-    found: set[bytes] = set()
-    digests = sorted(digests)  # each block then meets one narrow stretch of the sorted index
-    for at in range(0, len(digests), SEEN_BLOCK):
-        found.update(bytes.fromhex(h) for h in _known(paths, [d.hex() for d in digests[at:at + SEEN_BLOCK]]))
-    return found
+        return digests
+    fresh: set[bytes] = set()
+    ordered = sorted(digests)  # each block then meets one narrow stretch of the sorted index
+    for at in range(0, len(ordered), SEEN_BLOCK):
+        block = ordered[at:at + SEEN_BLOCK]
+        hexes = [d.hex() for d in block]
+        known = _known(paths, hexes)
+        fresh.update(d for d, h in zip(block, hexes) if h not in known)
+    del ordered
+    if len(fresh) == len(digests):
+        return digests
+    return [d for d in digests if d in fresh]
 
 
 def record_seen(paths: Paths, digests: Iterable[bytes], observed_at: str) -> int:
@@ -405,14 +419,13 @@ def record_seen(paths: Paths, digests: Iterable[bytes], observed_at: str) -> int
     wanted = list(digests if isinstance(digests, dict) else dict.fromkeys(digests))
     if not wanted or not os.path.isdir(paths.home):
         return 0
-    if len(_known_of(paths, wanted)) == len(wanted):
+    if not _fresh_of(paths, wanted):
         return 0
     ensure_dir(records_dir(paths))
     path = ledger_path(paths)
     stamp = observed_at.encode()
     with lock_for(paths.locks, "ledger", path):
-        known = _known_of(paths, wanted)
-        fresh = [d for d in wanted if d not in known] if known else wanted
+        fresh = _fresh_of(paths, wanted)  # again, under the lock
         if not fresh:
             return 0
 
