@@ -30,9 +30,10 @@ from __future__ import annotations
 import os
 import sqlite3
 
-SCHEMA_VERSION = 9  # 7: box lines are judged for secrets too (mailbox.md 4); 8: the witness index leaves held
+SCHEMA_VERSION = 10  # 7: box lines are judged for secrets too (mailbox.md 4); 8: the witness index leaves held
 # letters out; 9: copies carry the generation that added them, files the last that cut one, and `replies`
-# indexes who answers what (incremental counts and fates, readmodel/tally.py)
+# indexes who answers what (incremental counts and fates, readmodel/tally.py); 10: copies_gen leads with
+# the file (every query of what is new asks about given files: one box's new copies no longer scan another's)
 DB_NAME = "readmodel.sqlite3"
 BUSY_MS = 60_000
 CACHE_KB = 32_000  # SQLite's page cache
@@ -75,7 +76,7 @@ CREATE TABLE IF NOT EXISTS copies (
     PRIMARY KEY (fid, line)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS copies_digest ON copies (digest, fid);
-CREATE INDEX IF NOT EXISTS copies_gen ON copies (gen, fid);
+CREATE INDEX IF NOT EXISTS copies_gen ON copies (fid, gen);
 CREATE TABLE IF NOT EXISTS replies (
     target TEXT NOT NULL, digest BLOB NOT NULL, pos INTEGER NOT NULL, receipt INTEGER NOT NULL,
     PRIMARY KEY (target, digest, pos)
