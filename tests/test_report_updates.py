@@ -6,9 +6,19 @@ burst to one update.  The clock is walked with --now."""
 from __future__ import annotations
 
 import orjson
+import pytest
 
-from m1nd.reports import quick
+from m1nd.reports import quick, updates
 from tests.conftest import git_init, write_spool
+
+
+@pytest.fixture(autouse=True, params=["by digest", "by class"])
+def candidates(request, monkeypatch):
+    """Every scenario twice: the new entries looked up by digest (few new letters) and
+    matched against the trigger classes (many): the same updates either way."""
+    if request.param == "by class":
+        monkeypatch.setattr(updates, "BY_DIGEST", 0)
+    return request.param
 
 
 def letter(what, klass="bug", **more):

@@ -90,19 +90,34 @@ class Found:
     after: int  # and up to
 
 
+# Up to this many new ledger entries are looked up by digest; more (a first scan, a
+# ledger rebuilt) are matched against the few letters of the trigger classes instead.
+BY_DIGEST = 20_000
+_BATCH = 500  # digests per query (SQLite allows 999 parameters on old builds)
+
+
 def scan(paths: Paths, model, state, profile) -> Found:
     """The triggers among the ledger entries after `state.update_offset`.  Candidates
-    come from the read model in a few indexed queries, not one lookup per entry."""
+    come from the read model in a few indexed queries, not one lookup per entry: by
+    the new entries' digests when they are few (a report after K new letters costs K),
+    else by the trigger classes."""
     lines, end = ledger.read_from(paths, state.update_offset)
     if not lines:
         return Found([], state.update_offset, end)
     classes = set(profile.alert_classes)
     candidates = {}
-    for cls in sorted(classes):
-        for row in model.letters(where="l.class = ?", args=(cls,)):
+    if len(lines) <= BY_DIGEST:
+        digests = sorted({bytes.fromhex(e.digest) for _, e in lines})
+        for at in range(0, len(digests), _BATCH):
+            part = digests[at:at + _BATCH]
+            for row in model.letters(where=f"l.digest IN ({','.join('?' * len(part))})", args=tuple(part)):
+                candidates[row.digest] = row
+    else:
+        for cls in sorted(classes):
+            for row in model.letters(where="l.class = ?", args=(cls,)):
+                candidates[row.digest] = row
+        for row in model.letters(where="l.agent = ?", args=(ENGINE_AGENT,)):
             candidates[row.digest] = row
-    for row in model.letters(where="l.agent = ?", args=(ENGINE_AGENT,)):
-        candidates[row.digest] = row
     hits = []
     for _, e in lines:
         row = candidates.get(e.digest)
