@@ -4,7 +4,10 @@ A view that shows twenty letters needs the fates of twenty letters, not the whol
 graph: each question is one lookup in the `replies` index (who answers this id,
 and whether as a receipt), within the graph's scope.  After LOOKUPS questions the
 whole graph is loaded once (a document over every letter), so no caller pays a
-lookup per letter of a large mailbox.  Same answers as fates.ReplyGraph.
+lookup per letter of a large mailbox; LOOKUPS grows with the replies, since loading
+the whole graph costs what reading every reply does (a report of a thousand new
+letters in a mailbox of a million asks a thousand questions, not the whole graph).
+Same answers as fates.ReplyGraph.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, ReplyGraph, tool_is_external
 
 LOOKUPS = 500
+REPLIES_PER_LOOKUP = 20  # one lookup costs about what loading twenty replies does
 
 
 class ModelGraph:
@@ -23,6 +27,7 @@ class ModelGraph:
         self._facts: dict[str, tuple[bool, bool, list[str]]] = {}
         self.markers = tuple(m.lower() for m in model.run.markers)
         self._external: dict[str, bool] = {}
+        self._lookups = LOOKUPS  # raised once, when reached, by the number of replies
 
     def whole(self) -> ReplyGraph:
         if self._graph is None:
@@ -43,7 +48,10 @@ class ModelGraph:
             known = self._facts.get(lid)
             if known is not None:
                 return known
-            if len(self._facts) < LOOKUPS:
+            if len(self._facts) == self._lookups == LOOKUPS:
+                replies = self._con.execute("SELECT count(*) FROM replies").fetchone()[0]
+                self._lookups = max(LOOKUPS, replies // REPLIES_PER_LOOKUP)
+            if len(self._facts) < self._lookups:
                 member, margs = self._member
                 rows = self._con.execute(
                     "SELECT l.id, r.receipt FROM replies r JOIN letters l ON l.digest = r.digest"

@@ -160,7 +160,11 @@ def observe(run: Run, observed_at: str) -> tuple[Union, int]:
         synced = _synced(run, epoch) if model.persistent else 0
         added = 0
         if generation > synced or synced == 0:
-            rows = model.letters(where="l.first_gen > ?", args=(synced,))
+            # since a generation: through the first_gen index (a plain `l.first_gen > ?`
+            # makes SQLite walk the whole id index for the ORDER BY); from none: all of them
+            rows = (model.letters(where="l.digest IN (SELECT f.digest FROM letters f WHERE f.first_gen > ?)",
+                                  args=(synced,)) if synced
+                    else model.letters(where="l.first_gen > ?", args=(synced,)))
             # in batches: after the state was deleted this offers every letter, and the
             # ledger holds what it is offered in memory
             while True:
