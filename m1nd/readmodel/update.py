@@ -139,52 +139,61 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
         if row is None:
             cur = con.execute("INSERT INTO files (path) VALUES (?)", (path_key(path),))
             row = FileRow(cur.lastrowid, -1, -1, -1, -1, 0, 0, [], None, 0)
-        fid = row.fid
-        removed = _Removed(con, fid, gen)
+        removed = _Removed(con, row.fid, gen)
         if st is None:
-            removed.take("1", ())
-            con.execute("DELETE FROM malformed WHERE fid = ?", (fid,))
-            con.execute(
-                "UPDATE files SET dev = -1, ino = -1, size = 0, mtime_ns = -1, offset = 0, lines = 0, hashes = '[]',"
-                " tail_line = NULL, gen = ? WHERE fid = ?", (gen, fid))
-            removed.collect()
-            con.execute("COMMIT")
-            return fid, [gen]
-        grew = (
-            (st.st_dev, st.st_ino) == (row.dev, row.ino) and st.st_size >= row.offset
-            and region_hashes(fd, row.offset) == row.hashes
-        )
-        if not grew:
-            removed.take("1", ())
-            con.execute("DELETE FROM malformed WHERE fid = ?", (fid,))
-            row.offset, row.lines, row.hashes = 0, 0, []
+            _forget(con, row.fid, gen, removed)
         else:
-            removed.take("line > ?", (row.lines,))  # a last line that may have grown
-            con.execute("DELETE FROM malformed WHERE fid = ? AND line > ?", (fid, row.lines))
-        _set_row(con, fid, st, row.offset, row.lines, row.hashes, None, gen)
-        # Into a model with no letters yet (a first build), asking which lines are
-        # known costs a lookup per line and finds none: every line is parsed and
-        # inserted (INSERT OR IGNORE keeps the first of a letter written twice).
-        probe = con.execute("SELECT 1 FROM letters LIMIT 1").fetchone() is not None
-        offset, lines, tail, read_to, hashes = _read(con, fid, fd, st, row.offset, row.lines, row.hashes, gen,
-                                                     secret_check, probe, progress)
-        after = os.fstat(fd)
-        # Record the file's stat only when everything up to its end was read:
-        # bytes appended while we read must make the next update look again.
-        size, mtime = (after.st_size, after.st_mtime_ns) if after.st_size == read_to else (-1, -1)
-        if mtime >= time.time_ns() - RACY_NS:
-            # Racy: a write in the same clock tick as this read would leave the
-            # size and mtime as recorded (a same-size rewrite, say), so a stat
-            # this fresh is not trusted: the next update verifies the content.
-            mtime = -2
-        _set_row(con, fid, after, offset, lines, hashes, tail, gen, size, mtime)
+            _index(con, row, fd, st, gen, removed, secret_check, progress)
         removed.collect()
         con.execute("COMMIT")
-        return fid, [gen]
+        return row.fid, [gen]
     except BaseException:
         if con.in_transaction:
             con.execute("ROLLBACK")
         raise
+
+
+def _forget(con, fid: int, gen: int, removed: _Removed) -> None:
+    """The file is gone: none of its lines is in the model any more."""
+    removed.take("1", ())
+    con.execute("DELETE FROM malformed WHERE fid = ?", (fid,))
+    con.execute(
+        "UPDATE files SET dev = -1, ino = -1, size = 0, mtime_ns = -1, offset = 0, lines = 0, hashes = '[]',"
+        " tail_line = NULL, gen = ? WHERE fid = ?", (gen, fid))
+
+
+def _index(con, row: FileRow, fd: int, st, gen: int, removed: _Removed, secret_check, progress) -> None:
+    """Index the file's new lines: those past what is indexed when it only grew, else
+    all of them; its row then records how far it was read, and the stat to trust."""
+    fid = row.fid
+    grew = (
+        (st.st_dev, st.st_ino) == (row.dev, row.ino) and st.st_size >= row.offset
+        and region_hashes(fd, row.offset) == row.hashes
+    )
+    if not grew:
+        removed.take("1", ())
+        con.execute("DELETE FROM malformed WHERE fid = ?", (fid,))
+        row.offset, row.lines, row.hashes = 0, 0, []
+    else:
+        removed.take("line > ?", (row.lines,))  # a last line that may have grown
+        con.execute("DELETE FROM malformed WHERE fid = ? AND line > ?", (fid, row.lines))
+    _set_row(con, fid, st, row.offset, row.lines, row.hashes, None, gen)
+    # Into a model with no letters yet (a first build), asking which lines are
+    # known costs a lookup per line and finds none: every line is parsed and
+    # inserted (INSERT OR IGNORE keeps the first of a letter written twice).
+    probe = con.execute("SELECT 1 FROM letters LIMIT 1").fetchone() is not None
+    offset, lines, tail, read_to, hashes = _read(con, fid, fd, st, row.offset, row.lines, row.hashes, gen,
+                                                 secret_check, probe, progress)
+    after = os.fstat(fd)
+    # Record the file's stat only when everything up to its end was read:
+    # bytes appended while we read must make the next update look again.
+    size, mtime = (after.st_size, after.st_mtime_ns) if after.st_size == read_to else (-1, -1)
+    if mtime >= time.time_ns() - RACY_NS:
+        # Racy: a write in the same clock tick as this read would leave the
+        # size and mtime as recorded (a same-size rewrite, say), so a stat
+        # this fresh is not trusted: the next update verifies the content.
+        mtime = -2
+    _set_row(con, fid, after, offset, lines, hashes, tail, gen, size, mtime)
 
 
 def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str], gen: int, secret_check,

@@ -1,0 +1,185 @@
+"""The read model's queries: which letters the union or one box holds (the scope SQL
+every query restricts to), looked up by id, digest or prefix, where their copies are
+and their raw bytes, each file's malformed lines, and the reply graph that gives fates.
+A part of ReadModel (m1nd/readmodel/__init__.py)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Iterator
+
+import orjson
+
+from m1nd.fates import ReplyGraph
+from m1nd.readmodel.graph import ModelGraph
+from m1nd.readmodel.rows import COLS as _COLS, COLS_OF_L, LetterRow, Location, Source, row as _row
+
+
+class Queries:
+    """Letters and fates, asked of `self.con` over `self.sources` (readmodel/opening.py)."""
+
+    # -- scope -----------------------------------------------------------------
+    def union_key(self) -> str:
+        """A key of the union's current content (changes when any file of the run does)."""
+        return self._scope_key(None)
+
+    def _fids(self, scope: Source | None) -> list[int]:
+        if scope is not None:
+            return [scope.fid] if scope.fid is not None else []
+        return sorted({s.fid for s in self.sources if s.fid is not None})
+
+    def _scope_key(self, scope: Source | None) -> str:
+        fids = self._fids(scope)
+        rows = self.con.execute(f"SELECT fid, gen FROM files WHERE fid IN ({','.join('?' * len(fids))})", fids)
+        data = sorted(rows.fetchall())
+        return hashlib.sha256(orjson.dumps([data, "union" if scope is None else "box"])).hexdigest()[:20]
+
+    def _member_sql(self, scope: Source | None, alias: str = "l") -> tuple[str, list]:
+        """SQL restricting letters to the scope (the union by default)."""
+        fids = self._fids(scope)
+        if scope is None:
+            others = self.con.execute(
+                f"SELECT 1 FROM files WHERE fid NOT IN ({','.join('?' * len(fids))}) AND lines > 0 LIMIT 1",
+                fids).fetchone()
+            if others is None:
+                return "", []
+        if not fids:
+            return " AND 0", []
+        return (f" AND EXISTS (SELECT 1 FROM copies c WHERE c.digest = {alias}.digest"
+                f" AND c.fid IN ({','.join('?' * len(fids))}))", fids)
+
+    # -- letters ---------------------------------------------------------------
+    def letters(self, scope: Source | None = None, order: str = "id", missions: bool = False,
+                where: str = "", args: tuple = ()) -> Iterator[LetterRow]:
+        """Distinct letters of the union (or of one box), missions left out unless
+        asked.  order: "id" (ascending id, then digest) or "newest" (by UTC time, newest
+        first, then id descending).  `where` is extra SQL over the columns of
+        `letters` (e.g. "agent = ?")."""
+        member, margs = self._member_sql(scope)
+        sql = f"SELECT {_COLS} FROM letters l WHERE 1" + ("" if missions else " AND l.mission = 0") + member
+        if where:
+            sql += f" AND ({where})"
+        sql += " ORDER BY l.id, l.digest" if order == "id" else " ORDER BY l.sortkey DESC, l.id DESC, l.digest DESC"
+        cur = self.con.execute(sql, [*margs, *args])
+        # Small batches first: a view that stops after 20 letters must not make SQLite
+        # find thousands (a small box among many letters).
+        size = 32
+        while True:
+            rows = cur.fetchmany(size)
+            if not rows:
+                return
+            for r in rows:
+                yield _row(r)
+            size = min(size * 4, 4096)
+
+    def box_letters(self, source: Source) -> Iterator[tuple[int, LetterRow]]:
+        """(line number, letter) of one file in file order, duplicates kept, missions left out."""
+        cur = self.con.execute(
+            f"SELECT c.line, {COLS_OF_L} FROM copies c JOIN letters l"
+            " ON l.digest = c.digest WHERE c.fid = ? AND l.mission = 0 ORDER BY c.line", (source.fid,))
+        while True:
+            rows = cur.fetchmany(2000)
+            if not rows:
+                return
+            for r in rows:
+                yield r[0], _row(r[1:])
+
+    def by_digest(self, digest: str) -> LetterRow | None:
+        r = self.con.execute(f"SELECT {_COLS} FROM letters WHERE digest = ?", (bytes.fromhex(digest),)).fetchone()
+        return _row(r) if r else None
+
+    def by_id(self, lid: str, scope: Source | None = None, missions: bool = False) -> list[LetterRow]:
+        """Letters with exactly this 12-hex id (two when they collide), digest order."""
+        return list(self.letters(scope, missions=missions, where="l.id = ?", args=(lid,)))
+
+    def lookup(self, prefix: str, missions: bool = True) -> list[str]:
+        """Sorted distinct ids of the union starting with `prefix` (lowercase hex)."""
+        member, margs = self._member_sql(None)
+        hi = prefix + "g"  # every id with this prefix sorts below prefix + "g"
+        sql = (f"SELECT DISTINCT l.id FROM letters l WHERE l.id >= ? AND l.id < ?"
+               + ("" if missions else " AND l.mission = 0") + member + " ORDER BY l.id LIMIT 50")
+        return [r[0] for r in self.con.execute(sql, [prefix, hi, *margs])]
+
+    def locations(self, digest: str, scope: Source | None = None) -> list[Location]:
+        """Every copy of a letter in the run's files: spool first, then boxes in run order."""
+        by_fid = {s.fid: s for s in self.sources if s.fid is not None}
+        out = []
+        rows = self.con.execute("SELECT fid, line, offset, length FROM copies WHERE digest = ? ORDER BY fid, line",
+                                (bytes.fromhex(digest),)).fetchall()
+        order = {s.fid: i for i, s in enumerate(self.sources) if s.fid is not None}
+        for fid, line, offset, length in sorted(rows, key=lambda r: (order.get(r[0], 1 << 30), r[1])):
+            s = by_fid.get(fid)
+            if s is None or (scope is not None and s.fid != scope.fid):
+                continue
+            out.append(Location(s.kind, s.label, s.path, s.root, line, offset, length))
+        return out
+
+    def raw(self, digest: str) -> bytes | None:
+        """The letter's raw bytes, read from one of its copies (checked by digest)."""
+        for loc in self.locations(digest):
+            try:
+                with open(loc.path, "rb") as fh:
+                    fh.seek(loc.offset)
+                    data = fh.read(loc.length)
+            except OSError:
+                continue
+            if hashlib.sha256(data).hexdigest() == digest:
+                return data
+        return None
+
+    def secret_of(self, digest: str) -> str | None:
+        """The kind of likely secret a letter carries (what holds it back from a
+        project box), or None."""
+        row = self.con.execute("SELECT secret FROM letters WHERE digest = ?", (bytes.fromhex(digest),)).fetchone()
+        return row[0] or None if row else None
+
+    # -- lines of one file -----------------------------------------------------
+    def malformed(self, source: Source) -> list[int]:
+        return [r[0] for r in self.con.execute(
+            "SELECT line FROM malformed WHERE fid = ? AND conflict < 2 ORDER BY line", (source.fid,))]
+
+    def conflict_lines(self, source: Source) -> list[int]:
+        return [r[0] for r in self.con.execute(
+            "SELECT line FROM malformed WHERE fid = ? AND conflict > 0 ORDER BY line", (source.fid,))]
+
+    def tail(self, source: Source) -> int | None:
+        row = self.con.execute("SELECT tail_line FROM files WHERE fid = ?", (source.fid,)).fetchone()
+        return row[0] if row else None
+
+    # -- fates -----------------------------------------------------------------
+    def graph(self, scope: Source | None = None) -> ModelGraph:
+        """The reply graph over the union (or one box), asked one letter at a time
+        (readmodel/graph.py)."""
+        key = "lazy:" + self._scope_key(scope)
+        if key not in self._graphs:
+            self._graphs[key] = ModelGraph(self, scope, lambda: self._whole_graph(scope))
+        return self._graphs[key]
+
+    def _whole_graph(self, scope: Source | None = None) -> ReplyGraph:
+        """The whole reply graph over the union (or one box): derived, cached by content."""
+        key = "graph:" + self._scope_key(scope)
+        if key in self._graphs:
+            return self._graphs[key]
+        cached = self._cache_get(key)
+        if cached is None:
+            member, margs = self._member_sql(scope)
+            closed, picked, answered_by = set(), set(), {}
+            for lid, klass, answers in self.con.execute(
+                    "SELECT l.id, l.class, l.answers FROM letters l WHERE l.reply = 1 AND l.mission = 0" + member,
+                    margs):
+                receipt = len(klass) == 6 and klass.isascii() and klass.lower() == "triage"
+                target = closed if receipt else picked
+                for answered in orjson.loads(answers):
+                    target.add(answered)
+                    answered_by.setdefault(answered, []).append(lid)
+            for ids in answered_by.values():
+                ids.sort()
+            cached = {"closed": sorted(closed), "picked": sorted(picked), "answered_by": answered_by}
+            self._cache_put(key, cached)
+        graph = ReplyGraph(frozenset(cached["closed"]), frozenset(cached["picked"]), cached["answered_by"],
+                           tuple(m.lower() for m in self.run.markers))
+        self._graphs[key] = graph
+        return graph
+
+    def state(self, letter, scope: Source | None = None) -> str:
+        return self.graph(scope).state(letter)
