@@ -60,18 +60,29 @@ def region_hashes(fd: int, offset: int, known: list[str] | None = None, known_of
 # The whole chunks this process already checksummed, per file (device, inode) as it
 # stands (size, mtime): one command checks a grown file for several indexes (the
 # cursor, the read model, the witnesses) and reads its bytes once.  Only the file's
-# latest state is kept, so a server that runs for days holds one list per file.  A
-# file changed in the last two seconds is not remembered (a rewrite of the same size
-# in the same clock tick would keep its stat).
+# latest state is kept, so a server that runs for days holds one list per file.
+#
+# A file changed very recently is not remembered: a rewrite of the same size within
+# the same tick of the file system's clock would keep its stat.  "Recently" is 50 ms
+# where the file's time has a sub-second part (the file system keeps fine times, whose
+# tick is a few milliseconds at most), and 2 s where it is a whole second (file systems
+# that keep seconds, or two of them).
 _SEEN: dict[tuple[int, int], tuple[tuple[int, int], list[str]]] = {}
 _RECENT_NS = 2_000_000_000
+_RECENT_FINE_NS = 50_000_000
+
+
+def _settled(mtime_ns: int, now_ns: int) -> bool:
+    """Whether a file last changed at `mtime_ns` can no longer be rewritten unseen."""
+    recent = _RECENT_FINE_NS if mtime_ns % 1_000_000_000 else _RECENT_NS
+    return mtime_ns < now_ns - recent
 
 
 def _seen_chunks(fd: int) -> list[str]:
     import time
 
     st = os.fstat(fd)
-    if st.st_mtime_ns >= time.time_ns() - _RECENT_NS:
+    if not _settled(st.st_mtime_ns, time.time_ns()):
         return []
     state = (st.st_size, st.st_mtime_ns)
     kept = _SEEN.get((st.st_dev, st.st_ino))
