@@ -5,7 +5,7 @@ same raw bytes (contract section 2: two different lines may share a 12-hex id), 
 the key is the full sha256 digest of a line.  Reading a whole box to answer that
 costs as much as the box is large, so each box's keys are kept as a sorted blob of
 32-byte digests on disk, plus the box's identity (device, inode, size, mtime) and
-hashes of the indexed bytes in 256 KiB chunks.  A box untouched since the index saw
+hashes of the indexed bytes in 256 KiB chunks (m1nd/chunks.py).  A box untouched since the index saw
 it costs one fstat.  A box changed in place is checked against the chunk hashes: if
 it only grew, only the new bytes are read; if it was replaced (a git pull writes a
 new file), truncated or rewritten anywhere, it is read again from the start.
@@ -18,79 +18,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zlib
 
 import orjson
 
+from m1nd.chunks import region_hashes
 from m1nd.fsutil import atomic_write, read_regular
 from m1nd.paths import ensure_dir
 
 ID_LEN = 32  # a key: the sha256 digest of a line's raw bytes
-CHUNK = 1 << 18
 VERSION = 4
-
-
-def region_hashes(fd: int, offset: int, known: list[str] | None = None, known_offset: int = 0) -> list[str]:
-    """Checksums of [0, offset) in CHUNK-sized pieces (the last one may be partial).
-
-    CRC-32: this detects changes made under the index, it does not resist forgery,
-    and it runs at several GB/s, which matters since it covers every byte filed.
-
-    The hashes of chunks that lay wholly below `known_offset` are taken from `known`
-    instead of read again, so keeping them current after an append reads only the
-    appended bytes and the chunk they started in.
-    """
-    reuse = min(known_offset, offset) // CHUNK if known else 0
-    hashes = list(known[:reuse]) if known else []
-    seen = _seen_chunks(fd)
-    at = reuse * CHUNK
-    while at < offset:
-        size = min(CHUNK, offset - at)
-        index = at // CHUNK
-        if size == CHUNK and index < len(seen):
-            hashes.append(seen[index])
-        else:
-            hashes.append(f"{zlib.crc32(os.pread(fd, size, at)):08x}")
-            if size == CHUNK and index == len(seen):
-                seen.append(hashes[-1])
-        at += size
-    return hashes
-
-
-# The whole chunks this process already checksummed, per file (device, inode) as it
-# stands (size, mtime): one command checks a grown file for several indexes (the
-# cursor, the read model, the witnesses) and reads its bytes once.  Only the file's
-# latest state is kept, so a server that runs for days holds one list per file.
-#
-# A file changed very recently is not remembered: a rewrite of the same size within
-# the same tick of the file system's clock would keep its stat.  "Recently" is 50 ms
-# where the file's time has a sub-second part (the file system keeps fine times, whose
-# tick is a few milliseconds at most), and 2 s where it is a whole second (file systems
-# that keep seconds, or two of them).
-_SEEN: dict[tuple[int, int], tuple[tuple[int, int], list[str]]] = {}
-_RECENT_NS = 2_000_000_000
-_RECENT_FINE_NS = 50_000_000
-
-
-def _settled(mtime_ns: int, now_ns: int) -> bool:
-    """Whether a file last changed at `mtime_ns` can no longer be rewritten unseen."""
-    recent = _RECENT_FINE_NS if mtime_ns % 1_000_000_000 else _RECENT_NS
-    return mtime_ns < now_ns - recent
-
-
-def _seen_chunks(fd: int) -> list[str]:
-    import time
-
-    st = os.fstat(fd)
-    if not _settled(st.st_mtime_ns, time.time_ns()):
-        return []
-    state = (st.st_size, st.st_mtime_ns)
-    kept = _SEEN.get((st.st_dev, st.st_ino))
-    if kept is None or kept[0] != state:
-        if len(_SEEN) >= 4096:
-            _SEEN.clear()
-        kept = _SEEN[(st.st_dev, st.st_ino)] = (state, [])
-    return kept[1]
 
 
 def letter_key(raw: bytes) -> bytes:

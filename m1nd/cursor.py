@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from m1nd.boxindex import region_hashes
+from m1nd.chunks import region_hashes
 from m1nd.fsutil import TEMP_PREFIX, atomic_write, open_fd
 from m1nd.paths import ensure_dir
 

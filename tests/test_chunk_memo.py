@@ -1,4 +1,4 @@
-"""The chunk-checksum memo (boxindex.region_hashes): one process checks a grown file
+"""The chunk-checksum memo (chunks.region_hashes): one process checks a grown file
 once for all its indexes, and never answers for bytes that changed under it."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import time
 
-from m1nd import boxindex
+from m1nd import chunks
 
-CHUNK = boxindex.CHUNK
+CHUNK = chunks.CHUNK
 
 
 def _file(tmp_path, fill: bytes):
@@ -20,7 +20,7 @@ def _file(tmp_path, fill: bytes):
 def _hashes(path) -> list[str]:
     fd = os.open(path, os.O_RDONLY)
     try:
-        return boxindex.region_hashes(fd, os.fstat(fd).st_size)
+        return chunks.region_hashes(fd, os.fstat(fd).st_size)
     finally:
         os.close(fd)
 

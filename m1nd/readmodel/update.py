@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from m1nd.boxindex import region_hashes
+from m1nd.chunks import region_hashes
 from m1nd.fates import is_receipt_class
 from m1nd.letters import iter_raw, load
 from m1nd.readmodel.rows import INSERT_LETTER, letter_row
