@@ -1,4 +1,6 @@
-"""`m1nd report` and its subcommands: profile, prepare, commit, deliver, status,
+"""Over 300 lines on purpose: the subcommands take the group's options (`_opts`) and clock (`_now`).
+
+`m1nd report` and its subcommands: profile, prepare, commit, deliver, status,
 list, render, alert (reports contract)."""
 
 from __future__ import annotations
