@@ -6,7 +6,8 @@ from __future__ import annotations
 import typer
 
 from m1nd import __version__
-from m1nd.cli import cases, completion, demo, doctor, examples, git, help, letters, mailbox, report, roster, serve, show
+from m1nd.cli import (cases, completion, demo, doctor, examples, git, help, letters, mailbox, report, roster, sentinels,
+                      serve, show)
 from m1nd.cli.options import Home, Json, NoDistribute, Roots, Spool
 
 app = typer.Typer(
@@ -60,7 +61,7 @@ app.add_typer(git.hooks_app, name="hooks", epilog=examples.HOOKS)
 app.add_typer(git.hook_app, name="hook", epilog=examples.HOOK)
 app.add_typer(report.app, name="report")
 app.add_typer(cases.app, name="cases")
-app.add_typer(cases.sentinels_app, name="sentinels")
+app.add_typer(sentinels.app, name="sentinels")
 app.command("serve")(serve.serve)
 app.command("completion", epilog=examples.COMPLETION)(completion.completion)
 examples.attach(app)

@@ -1,4 +1,4 @@
-"""`m1nd cases [explain|claims|abandonment]` and `m1nd sentinels run|allow`."""
+"""`m1nd cases [explain|claims|abandonment]` (`m1nd sentinels` is in m1nd.cli.sentinels)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,10 @@ import typer
 from m1nd.cli import output
 from m1nd.safetext import safe
 from m1nd.cli.common import open_run, reporting
-from m1nd.cli.options import Home, Json, Roots, Spool
+from m1nd.cli.options import CaseKind, CaseLimit, CaseState, CaseTool, Home, Json, Roots, Spool
 
 app = typer.Typer(help="Case intelligence: which symptom keeps coming back, and whether its fix holds.",
                   invoke_without_command=True)
-sentinels_app = typer.Typer(help="Absence sentinels: probes that guard a fix, run only when allowed.",
-                            no_args_is_help=True)
 
 STATES = ("open", "answered", "closed·guarded", "none")
 
@@ -25,7 +23,7 @@ def clean(text: str) -> str:
     return safe(text, tab="\t")
 
 
-def _print(console, *parts: tuple[str, str] | str) -> None:
+def print_line(console, *parts: tuple[str, str] | str) -> None:
     """One line of plain text pieces, each optionally styled; never read as markup."""
     from rich.text import Text
 
@@ -54,12 +52,10 @@ def _resolve(model, prefix: str):
 def cases(
     ctx: typer.Context,
     json_out: Json = False,
-    limit: Annotated[int, typer.Option("--limit", help="Show at most N fingerprints (0: all).", min=0)] = 50,
-    tool: Annotated[Optional[str], typer.Option("--tool", help="Only this tool family.", metavar="FAMILY")] = None,
-    kind: Annotated[Optional[str], typer.Option("--kind", help="Only this symptom kind.", metavar="KIND")] = None,
-    state: Annotated[Optional[str], typer.Option(
-        "--state", help="Only cases in this state: open, answered, closed·guarded (or closed-guarded), none.",
-        metavar="STATE")] = None,
+    limit: CaseLimit = 50,
+    tool: CaseTool = None,
+    kind: CaseKind = None,
+    state: CaseState = None,
     recurring: Annotated[bool, typer.Option("--recurring", help="Only fingerprints with two witnesses or more.")] = False,
     home: Home = None,
     spool: Spool = None,
@@ -115,28 +111,28 @@ def _cases_view(overlay, cases, limit, tool, kind, state, recurring) -> None:
         style = "bold red" if e.case and e.case.sentinel == "red" else "bold"
         head, _, rest = e.line().partition(" — ")
         head = head.replace(e.fingerprint, display_name(e.fingerprint))
-        _print(con, (f"{head} — {rest.split(' · ')[0]}: {standing(e)}", style))
+        print_line(con, (f"{head} — {rest.split(' · ')[0]}: {standing(e)}", style))
         if e.case:
             c = e.case
             alias = f" (case id {c.case_id})" if c.case_id else ""
-            _print(con, f"  case: receipt {c.receipt.id}{alias} · {c.state} · {plural(len(c.members), 'member')}")
+            print_line(con, f"  case: receipt {c.receipt.id}{alias} · {c.state} · {plural(len(c.members), 'member')}")
         ws = ", ".join(f"{w.id} {w.ts}" for w in e.witnesses[:5])
         more = f" and {len(e.witnesses) - 5} more" if len(e.witnesses) > 5 else ""
         if e.witnesses:
-            _print(con, f"  witnesses: {ws}{more}")
+            print_line(con, f"  witnesses: {ws}{more}")
         if e.escalation:
             box = cases.box_of(e.escalation.digest)
             where = box.label if box else "spool"
-            _print(con, f"  escalation: {e.escalation.id} ({where})")
+            print_line(con, f"  escalation: {e.escalation.id} ({where})")
             if len(e.escalations) > 1:
                 others = ", ".join(x.id for x in e.escalations[1:])
-                _print(con, f"  also escalated elsewhere (a different first pair): {others}")
+                print_line(con, f"  also escalated elsewhere (a different first pair): {others}")
     hidden = len(shown) - len(shown[: limit or None])
     if hidden:
-        _print(con, f"… and {plural(hidden, 'more fingerprint')} (--limit 0 shows all)")
+        print_line(con, f"… and {plural(hidden, 'more fingerprint')} (--limit 0 shows all)")
     n_cases = sum(1 for e in overlay.entries if e.case)
     filtered = f", {len(shown)} shown" if len(shown) != len(overlay.entries) else ""
-    _print(con, f"{plural(len(overlay.entries), 'fingerprint')}{filtered}, {plural(n_cases, 'case')}; "
+    print_line(con, f"{plural(len(overlay.entries), 'fingerprint')}{filtered}, {plural(n_cases, 'case')}; "
                 f"{plural(overlay.kindless, 'kindless letter')} (no kind, never guessed: m1nd cases explain ID)")
 
 
@@ -173,13 +169,13 @@ def explain(
         return
     con = output.console()
     for doc, why, item in docs:
-        _print(con, (f"letter {doc['id']}", "bold"))
-        _print(con, f"  fingerprint: {doc['fingerprint'] or 'none'}")
-        _print(con, f"  source: {doc['source']} — {why}")
+        print_line(con, (f"letter {doc['id']}", "bold"))
+        print_line(con, f"  fingerprint: {doc['fingerprint'] or 'none'}")
+        print_line(con, f"  source: {doc['source']} — {why}")
         named = item.fingerprint
         if fps.witness_refusal(item) and named and item.digest not in held:
-            _print(con, f"  names: {named} (its fingerprint field)")
-        _print(con, f"  witness: {'no' if doc['fingerprint'] is None else 'yes'}")
+            print_line(con, f"  names: {named} (its fingerprint field)")
+        print_line(con, f"  witness: {'no' if doc['fingerprint'] is None else 'yes'}")
 
 
 @app.command("claims")
@@ -221,10 +217,10 @@ def claims_cmd(
                       str(row["unresolved"]), str(row["total"]))
     if result.table:
         con.print(table)
-    _print(con, f"{plural(len(result.rows), 'honesty letter')} with a fingerprint; "
+    print_line(con, f"{plural(len(result.rows), 'honesty letter')} with a fingerprint; "
                 f"{result.kindless} without one (not counted)")
     if appended is not None:
-        _print(con, f"exported {plural(appended, 'new row')} to {export}")
+        print_line(con, f"exported {plural(appended, 'new row')} to {export}")
 
 
 @app.command("abandonment")
@@ -252,65 +248,8 @@ def abandonment_cmd(
     else:
         con = output.console()
         for a, lid in zip(parsed.abandoned, filing.filed):
-            _print(con, f"{lid}  session {a.session}: {a.tool} {a.verb} → {a.outcome}, then stop")
-        _print(con, f"{plural(parsed.sessions, 'session')}, {plural(len(parsed.abandoned), 'abandonment')}; "
+            print_line(con, f"{lid}  session {a.session}: {a.tool} {a.verb} → {a.outcome}, then stop")
+        print_line(con, f"{plural(parsed.sessions, 'session')}, {plural(len(parsed.abandoned), 'abandonment')}; "
                     f"{filing.new} newly filed")
     if filing.problems:
         raise typer.Exit(1)
-
-
-@sentinels_app.command("run")
-def sentinels_run(
-    json_out: Json = False,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds before a probe is killed (red).",
-                                           min=0.1)] = 60.0,
-    home: Home = None,
-    spool: Spool = None,
-    roots: Roots = None,
-) -> None:
-    """Run every allowed probe; a red one files one regression letter per fingerprint per day."""
-    from m1nd.cases.sentinels import run_all
-
-    with reporting(json_out):
-        report = run_all(open_run(home, spool, roots), timeout=timeout)
-    for problem in report.problems:
-        output.warn(problem)
-    doc = report.as_json()
-    if json_out:
-        output.emit_json(doc)
-    else:
-        con = output.console()
-        for r in report.results:
-            style = {"green": "green", "red": "bold red"}.get(r.status, "yellow")
-            _print(con, (f"{r.status:<11}", style), f" {r.guard.fingerprint}  receipt {r.guard.receipt.id}  "
-                                                     f"probe: {r.guard.probe}")
-            _print(con, f"            runs in: {r.label or r.where or 'nowhere (medulla box: never run)'}"
-                        " (a grant covers the command, not the files it runs)")
-            if r.note:
-                _print(con, f"            {r.note}")
-            if r.filed:
-                _print(con, f"            filed regression letter {r.filed}")
-        _print(con, f"{doc['guarded']} guarded · {doc['green']} green · {doc['red']} red"
-                    + (f" · {doc['not_allowed']} not allowed" if doc["not_allowed"] else ""))
-    if doc["red"]:
-        raise typer.Exit(1)
-
-
-@sentinels_app.command("allow")
-def sentinels_allow(
-    receipt: Annotated[str, typer.Argument(help="The receipt id (or a unique prefix) whose probe to allow.",
-                                           metavar="ID")],
-    json_out: Json = False,
-    home: Home = None,
-    spool: Spool = None,
-    roots: Roots = None,
-) -> None:
-    """Allow this receipt's exact probe command to run here (recorded under the home)."""
-    from m1nd.cases.sentinels import allow
-
-    with reporting(json_out):
-        guard = allow(open_run(home, spool, roots), receipt)
-    if json_out:
-        output.emit_json({"receipt": guard.receipt.id, "probe": guard.probe, "fingerprint": guard.fingerprint})
-        return
-    _print(output.console(), f"allowed for receipt {guard.receipt.id} ({guard.fingerprint}): {guard.probe}")

@@ -8,7 +8,7 @@ import typer
 
 from m1nd.cli import output
 from m1nd.cli.common import reporting
-from m1nd.cli.options import Home, Json
+from m1nd.cli.options import Home, HooksForce, Json
 
 PathArg = Annotated[Optional[str], typer.Argument(
     help="A path inside the repository (default: the current directory); its work tree's top level is used.",
@@ -75,7 +75,7 @@ def _print_change(change, verb: str) -> None:
 def hooks_install(
     path: PathArg = None,
     stage: Annotated[bool, typer.Option("--stage", help="Also install pre-commit: new letters join each commit.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Replace hooks that are not m1nd's, even a hook manager's.")] = False,
+    force: HooksForce = False,
     json_out: Json = False,
 ) -> None:
     """Install the shims into the repository's hooks directory (foreign hooks are chained)."""

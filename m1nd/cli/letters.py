@@ -8,18 +8,10 @@ import typer
 
 from m1nd.cli import output
 from m1nd.cli.common import reporting
-from m1nd.cli.options import Home, Json, Spool
+from m1nd.cli.options import (SYMPTOM_KINDS, Brain, Home, Json, ReplyForce, Repo, Spool, Ts, What, WriteAgent,
+                              WriteClass, WriteKind, WriteTool)
 
-What = Annotated[str, typer.Option("--what", help="What happened (required, not empty).")]
 Ids = Annotated[list[str], typer.Argument(help="Ids of the letters this one answers.", metavar="ID...")]
-Agent = Annotated[Optional[str], typer.Option("--agent", help="Who writes (default: $M1ND_AGENT, else the user name).")]
-Ts = Annotated[Optional[str], typer.Option("--ts", help="Timestamp (default: now, UTC).", metavar="ISO")]
-Repo = Annotated[Optional[str], typer.Option("--repo", help="The repository it is about (default: this repository, else `all`).")]
-Brain = Annotated[Optional[str], typer.Option("--brain", help="Overrides --repo for routing: medulla or project:NAME.")]
-Tool = Annotated[Optional[str], typer.Option("--tool", help="The tool it is about.")]
-
-
-Force = Annotated[bool, typer.Option("--force", help="Write even when no letter has an id (full ids only).")]
 
 
 def _reply(klass: str, ids: list[str], what: str, repo, agent, ts, force: bool, home, spool,
@@ -86,25 +78,17 @@ def _fields(what: str, **kwargs) -> dict:
     return letter_fields(what, bound_root=bound, **kwargs)
 
 
-# The symptom kinds of m1nd.cases.fingerprints.VOCABULARY, written out so that `write`
-# does not import the cases engine at start-up (a test keeps the two equal).
-SYMPTOM_KINDS = ("false_absence", "stale_claim", "overclaimed_verdict", "wrong_route", "scope_escape",
-                 "silent_drop", "crash", "ux_confusion")
-KIND_HELP = ("The letter's kind: a symptom, one of " + ", ".join(SYMPTOM_KINDS)
-             + " (cases group letters by it); or mission (filed, left out of every view and count).")
-
-
 def write(
     what: What,
     repo: Repo = None,
     brain: Brain = None,
-    tool: Tool = None,
-    klass: Annotated[Optional[str], typer.Option("--class", help="The letter's class (e.g. bug, memory_misdelivery).")] = None,
-    kind: Annotated[Optional[str], typer.Option("--kind", help=KIND_HELP)] = None,
+    tool: WriteTool = None,
+    klass: WriteClass = None,
+    kind: WriteKind = None,
     expected: Annotated[Optional[str], typer.Option("--expected", help="What was expected instead.")] = None,
     snippet: Annotated[Optional[str], typer.Option("--snippet", help="A short excerpt.")] = None,
     answers: Annotated[Optional[list[str]], typer.Option("--answers", help="An id this letter answers (repeatable).", metavar="ID")] = None,
-    agent: Agent = None,
+    agent: WriteAgent = None,
     ts: Ts = None,
     json_out: Json = False,
     home: Home = None,
@@ -121,9 +105,9 @@ def pickup(
     ids: Ids,
     what: What,
     repo: Repo = None,
-    agent: Agent = None,
+    agent: WriteAgent = None,
     ts: Ts = None,
-    force: Force = False,
+    force: ReplyForce = False,
     json_out: Json = False,
     home: Home = None,
     spool: Spool = None,
@@ -147,9 +131,9 @@ def answer(
         "--sentinel", help="A command that exits 0 while the symptom is absent, guarding a fixed case "
         "(runs only once allowed: m1nd sentinels allow ID).", metavar="PROBE")] = None,
     repo: Repo = None,
-    agent: Agent = None,
+    agent: WriteAgent = None,
     ts: Ts = None,
-    force: Force = False,
+    force: ReplyForce = False,
     json_out: Json = False,
     home: Home = None,
     spool: Spool = None,

@@ -8,7 +8,8 @@ import typer
 
 from m1nd.cli import output
 from m1nd.cli.common import open_run, reporting
-from m1nd.cli.options import Home, Json, NoDistribute, Now, Roots, Spool
+from m1nd.cli.options import (Agent, All, BoxLabel, Home, Json, Klass, Limit, NoDistribute, NoPager, Now, Roots,
+                              Since, Spool, State, Tool, Until)
 
 
 def _report_problems(problems, receipt=None) -> None:
@@ -84,19 +85,6 @@ def print_sweep_json(home, spool, roots, no_distribute: bool) -> None:
     _report_problems(problems, receipt)
     if problems:
         raise typer.Exit(1)
-
-
-Limit = Annotated[int, typer.Option("--limit", help="Show at most N letters (default 20).", metavar="N", min=0)]
-All = Annotated[bool, typer.Option("--all", help="Show every matching letter.")]
-State = Annotated[Optional[str], typer.Option("--state", help="open (default), in_flight, answered, external or all.", metavar="STATE")]
-Agent = Annotated[Optional[str], typer.Option("--agent", help="Only letters by this agent.", metavar="AGENT")]
-Klass = Annotated[Optional[str], typer.Option("--class", help="Only letters of this class (any case).", metavar="CLASS")]
-Tool = Annotated[Optional[str], typer.Option("--tool", help="Only letters about this tool (or tool family: `north` for `north (memory beat)`).", metavar="TOOL")]
-Since = Annotated[Optional[str], typer.Option("--since", help="Only letters at or after this time (ISO 8601).", metavar="TIME")]
-Until = Annotated[Optional[str], typer.Option("--until", help="Only letters at or before this time (ISO 8601).", metavar="TIME")]
-BoxLabel = Annotated[Optional[str], typer.Option("--box", help="Only letters in this box (a label, or medulla).", metavar="LABEL")]
-NoPager = Annotated[bool, typer.Option("--no-pager", help="Never page the output.")]
-
 
 
 def _warn_read(model, receipt) -> None:

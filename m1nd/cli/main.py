@@ -154,26 +154,47 @@ def _stdout_broken(exc: BaseException) -> bool:
         isinstance(exc, ValueError) and "closed file" in str(exc))
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else list(argv)
-    # Started with stdout (or stderr) closed (`m1nd sweep >&-`): the first file opened
-    # would get descriptor 1, and "printing" would write into it.  /dev/null takes the
-    # descriptor first; the missing stdout is reported at the end.
+def _stand_in_streams() -> bool:
+    """Started with stdout (or stderr) closed (`m1nd sweep >&-`): the first file opened
+    would get descriptor 1, and "printing" would write into it.  /dev/null takes the
+    descriptor first; whether stdout was missing is returned, to be reported at the end."""
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")
-    _closed_stdout = sys.stdout is None
-    if _closed_stdout:
+    if sys.stdout is None:
         sys.stdout = open(os.devnull, "w")
+        return True
+    return False
+
+
+def _hook_run(args: list[str]) -> None:
+    """The git hook path runs on every checkout: skip typer's start-up cost.  Git's own
+    arguments (and anything a hook manager adds) are accepted and ignored."""
+    from m1nd.gitops.hookstamp import answer
+
+    if answer(args):  # nothing new since the last hook here (`python -m m1nd` asks first)
+        sys.exit(0)
+    from m1nd.gitops.hookrun import run_hook
+
+    sys.exit(run_hook(args[2] if len(args) > 2 else "", args[3:]))
+
+
+def _usage_exit(exc: Exception, args: list[str]) -> None:
+    """A click usage error (it carries exit_code and format_message): said in m1nd's
+    style, or as the JSON error envelope under --json; then exit with its code."""
+    if "--json" in args:
+        from m1nd.cli import output
+
+        output.emit_json({"error": {"code": EXIT_USAGE, "message": exc.format_message()}})
+    else:
+        usage_line(exc)
+    sys.exit(exc.exit_code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else list(argv)
+    closed_stdout = _stand_in_streams()
     if args[:2] == ["hook", "run"] and not set(args[2:3]) & {"--help", "-h"}:
-        # The git hook path runs on every checkout: skip typer's start-up cost.  Git's
-        # own arguments (and anything a hook manager adds) are accepted and ignored.
-        from m1nd.gitops.hookstamp import answer
-
-        if answer(args):  # nothing new since the last hook here (`python -m m1nd` asks first)
-            sys.exit(0)
-        from m1nd.gitops.hookrun import run_hook
-
-        sys.exit(run_hook(args[2] if len(args) > 2 else "", args[3:]))
+        _hook_run(args)
     try:
         os.getcwd()
     except OSError:
@@ -206,16 +227,10 @@ def main(argv: list[str] | None = None) -> None:
         raise
     except Exception as exc:  # click's usage errors: they carry exit_code and show()
         if hasattr(exc, "exit_code") and hasattr(exc, "format_message"):
-            if "--json" in args:
-                from m1nd.cli import output
-
-                output.emit_json({"error": {"code": EXIT_USAGE, "message": exc.format_message()}})
-            else:
-                usage_line(exc)
-            sys.exit(exc.exit_code)
+            _usage_exit(exc, args)
         if _stdout_broken(exc):
             raise _StdoutGone() from None
         raise
-    if _closed_stdout and code in (0, None):
+    if closed_stdout and code in (0, None):
         raise _StdoutGone()
     sys.exit(code if isinstance(code, int) else 0)

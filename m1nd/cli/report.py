@@ -1,4 +1,6 @@
-"""`m1nd report` and its subcommands: profile, prepare, commit, deliver, status,
+"""Over 300 lines on purpose: the subcommands take the group's options (`_opts`) and clock (`_now`).
+
+`m1nd report` and its subcommands: profile, prepare, commit, deliver, status,
 list, render, alert (reports contract)."""
 
 from __future__ import annotations
@@ -9,14 +11,12 @@ import typer
 
 from m1nd.cli import output
 from m1nd.cli.common import open_run, reporting
-from m1nd.cli.options import Home, Json, Now, Roots, Spool
+from m1nd.cli.options import (Home, Json, Now, Profile, ReportLimit, ReportSince, ReportUntil, Roots, Spool, To,
+                              WindowSince, WindowUntil)
 from m1nd.words import plural
 
 app = typer.Typer(help="Scheduled and on-demand mailbox reports that never lose a letter.",
                   invoke_without_command=True, no_args_is_help=False)
-
-ProfileOpt = Annotated[Optional[str], typer.Option("--profile", help="Report profile (default: twice-daily).", metavar="NAME")]
-To = Annotated[Optional[str], typer.Option("--to", help="Sink: a directory (default HOME/reports) or 'exec:CMD'.", metavar="SINK")]
 
 
 def _now(now):
@@ -57,10 +57,10 @@ def _setup(home, spool, roots, profile):
 @app.callback()
 def report(
     ctx: typer.Context,
-    profile: ProfileOpt = None,
+    profile: Profile = None,
     to: To = None,
-    since: Annotated[Optional[str], typer.Option("--since", help="Manual report from this time (moves no cursor).", metavar="TIME")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", help="End of a manual report (default: now).", metavar="TIME")] = None,
+    since: ReportSince = None,
+    until: ReportUntil = None,
     now: Now = None,
     json_out: Json = False,
     home: Home = None,
@@ -189,9 +189,9 @@ def profile_cmd(
 @app.command("prepare")
 def prepare_cmd(
     ctx: typer.Context,
-    profile: ProfileOpt = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="TIME", help="Manual window start.")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="TIME", help="Manual window end.")] = None,
+    profile: Profile = None,
+    since: WindowSince = None,
+    until: WindowUntil = None,
     now: Now = None,
     json_out: Json = False,
     home: Home = None,
@@ -268,7 +268,7 @@ def _run_id(text: str) -> str:
 @app.command("deliver")
 def deliver_cmd(
     ctx: typer.Context,
-    profile: ProfileOpt = None,
+    profile: Profile = None,
     to: To = None,
     retry: Annotated[Optional[str], typer.Option("--retry", help="Try a report marked failed again.", metavar="RUN_ID")] = None,
     now: Now = None,
@@ -348,7 +348,7 @@ def status_cmd(ctx: typer.Context, now: Now = None, json_out: Json = False, home
 @app.command("list")
 def list_cmd(
     ctx: typer.Context,
-    limit: Annotated[int, typer.Option("--limit", min=0, max=200, help="At most this many (0-200).")] = 100,
+    limit: ReportLimit = 100,
     offset: Annotated[int, typer.Option("--offset", min=0, max=10000, help="Skip this many (0-10000).")] = 0,
     json_out: Json = False,
     home: Home = None,
@@ -412,7 +412,7 @@ def render_cmd(
 @app.command("alert")
 def alert_cmd(
     ctx: typer.Context,
-    profile: ProfileOpt = None,
+    profile: Profile = None,
     now: Now = None,
     json_out: Json = False,
     home: Home = None,

@@ -9,13 +9,13 @@ import typer
 
 from m1nd.cli import output
 from m1nd.cli.common import open_run, reporting
-from m1nd.cli.options import Home, Json, Roots, Spool
+from m1nd.cli.options import Home, Json, NoPager, Roots, Spool
 
 
 def show(
     letter_id: Annotated[str, typer.Argument(help="A letter id, or a unique prefix of at least 4 hex digits.", metavar="ID")],
     json_out: Json = False,
-    no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page the output.")] = False,
+    no_pager: NoPager = False,
     reveal: Annotated[bool, typer.Option("--reveal", help="Print a held letter whole (on a terminal only: "
                                          "it may carry a secret).")] = False,
     home: Home = None,
