@@ -10,6 +10,9 @@ x`), a path, and in prose (`password: failed`) a plain word.
 Every rule needs one of the ANCHOR terms to match: the prefilter (in the compiled
 engine, or in Python) finds candidate lines by ANCHOR alone, so a rule without an
 anchor term would never be asked.
+
+Long because it is a data table of rules: the anchor, the rules and their
+exceptions are patterns built from one another, read (and reviewed) best in one place.
 """
 
 from __future__ import annotations

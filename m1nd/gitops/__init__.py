@@ -8,7 +8,8 @@ Small modules whose names say what they hold:
 - `merge`    `m1nd merge-driver`: the union of three versions of a box;
 - `hooks`    the shim template, `m1nd hooks install|uninstall|status`;
 - `hookrun`  `m1nd hook run NAME`, the hot path the shims call (no typer, no rich,
-             no gitpython);
+             no gitpython); `hooknotice` what a post-* hook tells, `hookstage`
+             what the pre-commit hook stages;
 - `safety`   safe filing: which boxes a filing may write now (a hook, the
              pre-commit hook, a command; git mid-operation);
 - `committed` the ids git holds for a box on local branches and in stashes;

@@ -12,6 +12,9 @@ child had to say, and exits 0.  On timeout the parent prints one warning and exi
 while the child, in its own session and holding none of git's file descriptors,
 finishes its appends undisturbed: it is never killed mid-append.  Every failure inside
 the child (a garbage spool, a corrupt roster, a refused box) becomes one warning line.
+
+What the child tells after a post-* hook's filing is hooknotice.py's; what the
+pre-commit hook stages, hookstage.py's.
 """
 
 from __future__ import annotations
@@ -21,14 +24,16 @@ import os
 import select
 import sys
 import time
+from typing import NoReturn
 
+from m1nd.gitops.hooknotice import notice as _notice
+from m1nd.gitops.hookstage import BOX_REL, framework_set_aside_the_box, is_partial_commit, stage as _stage
 from m1nd.safetext import safe, safe_lines
 
 SYNC_HOOKS = ("post-checkout", "post-merge", "post-rewrite")
 STAGE_HOOK = "pre-commit"
 DEFAULT_BUDGET = 10.0
 MAX_BUDGET = 3600.0
-BOX_REL = ".m1nd/inbox.jsonl"
 # What a first filing reads of the spool per second on a slow, loaded machine: a hook
 # whose unread spool would take more than half its budget at this rate (a new home, a
 # cursor rebuilt) files in the background, and only into boxes git ignores.
@@ -70,10 +75,6 @@ def _index_file() -> str | None:
     return os.path.abspath(index) if index else None
 
 
-def is_partial_commit(index_file: str | None) -> bool:
-    """`git commit <paths>` commits from a temporary `next-index-*` index."""
-    return bool(index_file) and os.path.basename(index_file).startswith("next-index-")
-
 
 def run_hook(name: str, args: list[str] | None = None) -> int:
     """Run hook NAME within the budget; always returns 0.  `args` (git's own hook
@@ -96,41 +97,69 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
         _stderr(f"m1nd: warning: the {name} hook could not start ({exc.strerror}); nothing done\n")
         return 0
     if pid == 0:  # the child: do the work, report through the pipe, never return
-        code = 0
-        try:
-            os.close(read_end)
-            os.close(ack_write)
-            _CLAIM[:] = [write_end, ack_read, started + limit]
-            _detach()
-            unread = first_pass_bytes(limit)
-            if unread:  # a one-time cost: git is not kept waiting for it (git.md 3)
-                try:
-                    os.write(write_end, first_pass_line(name, unread).encode("utf-8", "replace"))
-                except OSError:  # the parent gave up already: the work goes on all the same
-                    pass
-                os.close(write_end)
-                write_end = -1
-                report = _work(name, index_file, parent, None, background=True)
-            else:
-                report = _work(name, index_file, parent, started + limit - min(1.0, limit / 5))
-        except BaseException as exc:  # noqa: BLE001 - a hook never fails
-            report = f"m1nd: warning: the {name} hook failed: {_one_line(exc)}\n"
-            code = 1
-        try:
-            if report and write_end >= 0:
-                os.write(write_end, report.encode("utf-8", "replace"))
-        except OSError:  # the parent gave up and is gone: nobody to tell
-            pass
-        finally:
-            os._exit(code)
+        _child(name, index_file, parent, started + limit, limit, (read_end, write_end), (ack_read, ack_write))
 
     os.close(write_end)
     os.close(ack_read)
+    chunks, timed_out = _listen(read_end, ack_write, started + limit)
+    if timed_out:
+        _stderr(f"m1nd: warning: the {name} hook gave up waiting after {limit:g} s "
+                "(M1ND_HOOK_TIMEOUT); m1nd finishes filing in the background\n")
+        return 0
+    try:
+        # A child that closed the pipe is done, or works on in the background (a first
+        # read of the spool): git is not kept waiting for that.
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+    if chunks:
+        _stderr(b"".join(chunks).decode("utf-8", "replace"))
+    return 0
+
+
+def _child(name: str, index_file: str | None, parent: int, deadline: float, limit: float,
+           report_pipe: tuple[int, int], answer_pipe: tuple[int, int]) -> NoReturn:
+    """The forked child: detach, do the work, write what it has to say into the pipe,
+    and exit (never return)."""
+    code = 0
+    read_end, write_end = report_pipe
+    ack_read, ack_write = answer_pipe
+    try:
+        os.close(read_end)
+        os.close(ack_write)
+        _CLAIM[:] = [write_end, ack_read, deadline]
+        _detach()
+        unread = first_pass_bytes(limit)
+        if unread:  # a one-time cost: git is not kept waiting for it (git.md 3)
+            try:
+                os.write(write_end, first_pass_line(name, unread).encode("utf-8", "replace"))
+            except OSError:  # the parent gave up already: the work goes on all the same
+                pass
+            os.close(write_end)
+            write_end = -1
+            report = _work(name, index_file, parent, None, background=True)
+        else:
+            report = _work(name, index_file, parent, deadline - min(1.0, limit / 5))
+    except BaseException as exc:  # noqa: BLE001 - a hook never fails
+        report = f"m1nd: warning: the {name} hook failed: {_one_line(exc)}\n"
+        code = 1
+    try:
+        if report and write_end >= 0:
+            os.write(write_end, report.encode("utf-8", "replace"))
+    except OSError:  # the parent gave up and is gone: nobody to tell
+        pass
+    finally:
+        os._exit(code)
+
+
+def _listen(read_end: int, ack_write: int, deadline: float) -> tuple[list[bytes], bool]:
+    """In the hook: what the child writes until it closes the pipe, or until the
+    deadline (True: timed out); a child's claim is answered, and then waited for."""
     chunks: list[bytes] = []
     timed_out = claimed = False
     with os.fdopen(read_end, "rb", buffering=0) as pipe:
         while True:
-            remaining = None if claimed else started + limit - time.monotonic()
+            remaining = None if claimed else deadline - time.monotonic()
             if remaining is not None and (remaining <= 0 or not select.select([pipe], [], [], remaining)[0]):
                 timed_out = True
                 break
@@ -146,19 +175,7 @@ def run_hook(name: str, args: list[str] | None = None) -> int:
                     pass
             chunks.append(data)
     os.close(ack_write)  # a claim not answered by now is refused: the child writes nothing
-    if timed_out:
-        _stderr(f"m1nd: warning: the {name} hook gave up waiting after {limit:g} s "
-                "(M1ND_HOOK_TIMEOUT); m1nd finishes filing in the background\n")
-        return 0
-    try:
-        # A child that closed the pipe is done, or works on in the background (a first
-        # read of the spool): git is not kept waiting for that.
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
-    if chunks:
-        _stderr(b"".join(chunks).decode("utf-8", "replace"))
-    return 0
+    return chunks, timed_out
 
 
 def _detach() -> None:
@@ -281,143 +298,3 @@ def _work(name: str, index_file: str | None, parent: int, deadline: float | None
         bound_box = os.path.join(run.bound, BOX_REL) if run.bound else None
         hookstamp.remember(stats, safe_lines(out), bound_box)
     return out
-
-
-def _ancestors(pid: int, depth: int = 4) -> list[int]:
-    """`pid` and a few of its parents (Linux /proc; elsewhere `pid` alone)."""
-    chain = [pid]
-    for _ in range(depth):
-        try:
-            with open(f"/proc/{chain[-1]}/stat", "rb") as fh:
-                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            break
-        if ppid <= 1:
-            break
-        chain.append(ppid)
-    return chain
-
-
-def framework_set_aside_the_box(hook_pid: int) -> bool:
-    """The pre-commit framework (PRE_COMMIT=1) stashes unstaged edits into
-    `<its home>/patch<time>-<its pid>` around the hooks and applies that patch back
-    after them: True when the patch of the framework running this hook holds the box."""
-    if os.environ.get("PRE_COMMIT") != "1":
-        return False
-    home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit")
-    suffixes = tuple(f"-{pid}" for pid in _ancestors(hook_pid))
-    try:
-        names = [n for n in os.listdir(home) if n.startswith("patch") and n.endswith(suffixes)]
-    except OSError:
-        return False
-    for name in names:
-        try:
-            with open(os.path.join(home, name), "rb") as fh:
-                patch = fh.read()
-        except OSError:
-            continue
-        box = BOX_REL.encode()
-        if any(line.startswith(b"+++ b/") and (line[6:] == box or line.endswith(b"/" + box))
-               for line in patch.splitlines()):
-            return True
-    return False
-
-
-def open_letters_line(label: str, open_count: int, new: int, waiting: int = 0) -> str:
-    """`open_count` counts the box's open letters and those waiting to be filed into it."""
-    noun = "letter" if open_count == 1 else "letters"
-    notes = ([f"{new} new"] if new else []) + ([f"{waiting} waiting to be filed"] if waiting else [])
-    fresh = f" ({', '.join(notes)})" if notes else ""
-    # one line: a label (a directory's name) may hold a newline
-    return f"m1nd: {safe(label)} has {open_count} open {noun}{fresh} — m1nd sweep to read"
-
-
-def _notice(run, receipt) -> list[str]:
-    """One line, only when the bound repository's box has open letters (counting the
-    letters that wait for a safe filing into it)."""
-    from m1nd.boxview import select_box
-
-    box = select_box(run, run.bound)
-    waiting = receipt.waiting_for(box.path)
-    open_work, malformed = _box_state(run, box)
-    lines = []
-    if malformed:  # as doctor names them: a line that arrived by git may be one
-        from m1nd.words import plural
-
-        shown = ", ".join(map(str, malformed[:5])) + (" and more" if len(malformed) > 5 else "")
-        lines.append(f"m1nd: warning: box {safe(box.label)} has {plural(len(malformed), 'malformed line')} "
-                     f"(line{'s' if len(malformed) > 1 else ''} {shown}); m1nd doctor names them")
-    open_count = open_work + waiting
-    if open_count:
-        new = min(receipt.appended_to(box.path), open_count)
-        lines.append(open_letters_line(box.label, open_count, new, waiting))
-    return lines
-
-
-def _box_state(run, box) -> tuple[int, list[int]]:  # box: the bound repository's
-    """(open work in one box, replies left out; its malformed lines), from the read
-    model: with nothing new, one fstat and cached answers, whatever the size of the box."""
-    from m1nd.readmodel import open_model
-
-    model = open_model(run, only=box)
-    try:
-        source = model.boxes[0]
-        if source.fid is None:
-            return 0, []
-        conflicts = set(model.conflict_lines(source))  # doctor names those apart
-        return model.counts(source)["open_work"], [n for n in model.malformed(source) if n not in conflicts]
-    finally:
-        model.close()
-
-
-def _unstaged_letters(root: str, box: str, index_file: str | None) -> int:
-    """Letters `git add` is about to stage: the box's lines the index lacks (every
-    letter line of a box git does not track yet), whoever wrote them."""
-    from m1nd.gitops import gitcmd
-
-    diff = gitcmd.git(["--no-optional-locks", "diff", "--numstat", "--", BOX_REL], root, index_file)
-    if diff.ok and diff.out.strip():
-        first = diff.out.split(None, 1)[0]
-        return int(first) if first.isdigit() else 0
-    tracked = gitcmd.git(["--no-optional-locks", "ls-files", "--", BOX_REL], root, index_file)
-    if tracked.ok and tracked.out.strip():
-        return 0
-    try:
-        with open(box, "rb") as fh:
-            return sum(1 for line in fh if line.strip())
-    except OSError:
-        return 0
-
-
-def _stage(run, receipt, index_file: str | None, parent: int, gate) -> list[str]:
-    """`git add .m1nd/inbox.jsonl` when the box is consented, into the commit's index."""
-    from m1nd.boxview import select_box
-    from m1nd.gitops import gitcmd
-
-    if is_partial_commit(index_file):
-        return []  # `git commit <paths>`: the user chose exactly what goes in
-    root = run.bound
-    box = os.path.join(root, BOX_REL)
-    verdict = gate.verdict(select_box(run, root))
-    if not verdict.ok:  # git is mid-operation (an amend at a rebase stop, say): leave the index alone
-        return [f"m1nd: {n}" for n in receipt.notes if "not filed now" in n][:1]
-    if os.path.islink(box) or not os.path.isfile(box):
-        return []
-    tracked = gitcmd.git(["--no-optional-locks", "ls-files", "--", BOX_REL], root, index_file)
-    if not tracked.ok or not tracked.out.strip():
-        return []  # not in the index (private, or not consented yet): the consent commit adds it
-    # Tracked: staged whatever ignore rules also match it (the filing above wrote it).
-    changed = gitcmd.git(["--no-optional-locks", "status", "--porcelain", "--", BOX_REL], root, index_file)
-    if not changed.ok or not any(l[1:2] in ("M", "?") for l in changed.out.splitlines()):
-        return []  # nothing in the work tree that the index lacks
-    if os.getppid() != parent or not gate.in_time():
-        return []  # the hook gave up and the commit went on without us: stage nothing late
-    new = _unstaged_letters(root, box, index_file)
-    # -f: tracked, so staged whatever ignore rule also matches it (git add alone would
-    # stage it and still fail, naming the rule)
-    added = gitcmd.git(["add", "-f", "--", BOX_REL], root, index_file)
-    if not added.ok:
-        return [f"m1nd: warning: could not stage {BOX_REL}: {gitcmd.first_line(added.err)}"]
-    fresh = f" ({new} new {'letter' if new == 1 else 'letters'})" if new else ""
-    return [f"m1nd: staged {BOX_REL}{fresh} into this commit"]

@@ -172,19 +172,6 @@ def status(path: str) -> HooksStatus:
     return HooksStatus(root, hooks_dir, hooks_path, tuple(hook_state(hooks_dir, n) for n in ALL_HOOKS), manager)
 
 
-def manager_lines() -> str:
-    """What to add to a hook manager instead: one line per hook, or one YAML line."""
-    return (
-        "  in each of its post-checkout, post-merge and post-rewrite hooks, the line:\n"
-        "    m1nd hook run post-checkout   (likewise post-merge, post-rewrite)\n"
-        "  or, with the pre-commit framework, under `repos:` in .pre-commit-config.yaml:\n"
-        "    - {repo: local, hooks: [{id: m1nd, name: m1nd, entry: m1nd hook run post-checkout, "
-        "language: system, stages: [post-checkout, post-merge, post-rewrite], always_run: true, "
-        "pass_filenames: false}]}\n"
-        "  (then: pre-commit install -t post-checkout -t post-merge -t post-rewrite)"
-    )
-
-
 class HooksPathRefused(M1ndError):
     multiline = True  # it carries the snippet for the hook manager's configuration
 
@@ -226,8 +213,19 @@ def install(path: str, stage: bool = False, force: bool = False) -> HooksChange:
     current = {n: hook_state(hooks_dir, n) for n in ALL_HOOKS}
     if stage or current[STAGE_HOOK].is_shim:  # a pre-commit shim installed earlier is kept current
         names.append(STAGE_HOOK)
+    plan = _plan(names, current, force)  # refuses before anything is touched
+    os.makedirs(hooks_dir, exist_ok=True)
+    actions = [_carry_out(hooks_dir, name, action, want, current[name]) for name, action, want in plan]
+    notes = []
+    if gitcmd.merge_attribute(root) == "m1nd-inbox":  # a fresh clone of a consented repository
+        from m1nd.gitops.consent import ensure_merge_driver
 
-    # Plan everything first: refuse before touching anything.
+        notes.append(ensure_merge_driver(root).message)
+    return HooksChange(root, hooks_dir, tuple(actions), tuple(notes))
+
+
+def _plan(names: list[str], current: dict[str, HookState], force: bool) -> list[tuple[str, str, bytes]]:
+    """(hook, action, shim) for every hook to install; raises when one would lose a hook."""
     plan: list[tuple[str, str, bytes]] = []
     for name in names:
         st = current[name]
@@ -247,35 +245,28 @@ def install(path: str, stage: bool = False, force: bool = False) -> HooksChange:
             )
         else:
             plan.append((name, "chained", want))
+    return plan
 
-    os.makedirs(hooks_dir, exist_ok=True)
-    actions = []
-    for name, action, want in plan:
-        path = os.path.join(hooks_dir, name)
-        if action == "unchanged":
-            actions.append(Action(name, action, f"{name}: m1nd shim already installed"))
-            continue
-        if action == "chained":
-            os.rename(path, path + CHAINED_SUFFIX)
-        migrated = ""
-        if action == "updated" and current[name].chain_name == OLD_CHAIN_SUFFIX:
-            # An earlier shim chained `<hook>.legacy`: the new one runs `<hook>.m1nd-chained`.
-            os.rename(path + OLD_CHAIN_SUFFIX, path + CHAINED_SUFFIX)
-            migrated = f"; its chained hook moved from {name}{OLD_CHAIN_SUFFIX} to {name}{CHAINED_SUFFIX}"
-        atomic_write(path, want, mode=0o755)
-        message = {
-            "installed": f"{name}: installed",
-            "updated": f"{name}: updated to shim v{SHIM_VERSION}{migrated}",
-            "chained": f"{name}: installed; your hook moved to {name}{CHAINED_SUFFIX} and runs first",
-            "replaced": f"{name}: installed over a hook that was not m1nd's (--force: not kept)",
-        }[action]
-        actions.append(Action(name, action, message))
-    notes = []
-    if gitcmd.merge_attribute(root) == "m1nd-inbox":  # a fresh clone of a consented repository
-        from m1nd.gitops.consent import ensure_merge_driver
 
-        notes.append(ensure_merge_driver(root).message)
-    return HooksChange(root, hooks_dir, tuple(actions), tuple(notes))
+def _carry_out(hooks_dir: str, name: str, action: str, want: bytes, st: HookState) -> Action:
+    path = os.path.join(hooks_dir, name)
+    if action == "unchanged":
+        return Action(name, action, f"{name}: m1nd shim already installed")
+    if action == "chained":
+        os.rename(path, path + CHAINED_SUFFIX)
+    migrated = ""
+    if action == "updated" and st.chain_name == OLD_CHAIN_SUFFIX:
+        # An earlier shim chained `<hook>.legacy`: the new one runs `<hook>.m1nd-chained`.
+        os.rename(path + OLD_CHAIN_SUFFIX, path + CHAINED_SUFFIX)
+        migrated = f"; its chained hook moved from {name}{OLD_CHAIN_SUFFIX} to {name}{CHAINED_SUFFIX}"
+    atomic_write(path, want, mode=0o755)
+    message = {
+        "installed": f"{name}: installed",
+        "updated": f"{name}: updated to shim v{SHIM_VERSION}{migrated}",
+        "chained": f"{name}: installed; your hook moved to {name}{CHAINED_SUFFIX} and runs first",
+        "replaced": f"{name}: installed over a hook that was not m1nd's (--force: not kept)",
+    }[action]
+    return Action(name, action, message)
 
 
 def uninstall(path: str) -> HooksChange:

@@ -11,7 +11,8 @@ from m1nd import ledger
 from m1nd.clock import stamp
 from m1nd.held import held_off_machine, held_text, held_ts
 from m1nd.reports import store
-from m1nd.reports.freeze import _holder, profile_boxes
+from m1nd.reports.itemize import holder
+from m1nd.reports.period import profile_boxes
 from m1nd.reports.mailbox import WAITING, observe
 from m1nd.reports.profiles import Profile
 from m1nd.run import Run
@@ -32,7 +33,7 @@ def alert(run: Run, profile: Profile, now: datetime, emit) -> list[dict]:
                 for row in union.model.letters(where="l.class = ?", args=(cls,)):
                     candidates[row.digest] = row
             entries = ledger.load(paths) if candidates else {}
-            holders = {d: _holder(union, d, boxes) for d in candidates if d in entries and d not in done}
+            holders = {d: holder(union, d, boxes) for d in candidates if d in entries and d not in done}
             # a held letter's text never leaves, to no sink (mailbox contract section 4)
             held_kinds = {d: held_off_machine(union.model, d) for d in holders}
         finally:

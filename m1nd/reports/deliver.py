@@ -224,59 +224,70 @@ def deliver(paths: Paths, profile: str, default: Sink, now, timeout: float | Non
             return results
         state.attempts = {k: n for k, n in state.attempts.items() if k.split(" ", 1)[0] != retry}
         store.save_state(paths, profile, state)
+
+    def sink_of(bound: str | None) -> Sink:
+        return to or (sink_named(bound) if bound else default)
+
     for entry in list(state.outbox):
-        run_id, bound = store.outbox_entry(entry)
-        sink = to or (sink_named(bound) if bound else default)
-        tries = f"{run_id} {sink.name}"
-        if entry != tries:  # bound from now on: a failure is counted, and retried, for this sink
-            state.outbox[state.outbox.index(entry)] = tries
-            state.outbox = list(dict.fromkeys(state.outbox))
-            store.save_state(paths, profile, state)
-            entry = tries
-        key = idempotency_key(run_id, sink)
-        if state.attempts.get(tries, 0) >= max_attempts:
-            results.append(Delivery(run_id, "failed", sink.name, key, False,
-                                    f"failed {max_attempts} times: not tried again until "
-                                    f"`m1nd report deliver --retry {run_id}`"))
-            continue
-        try:
-            frozen = store.load_frozen(paths, run_id)
-            if frozen is None:
-                raise M1ndError(f"outbox report {run_id} is missing from {store.runs_dir(paths)}")
-        except M1ndError as exc:
-            results.append(Delivery(run_id, "failed", sink.name, key, False, exc.message))
-            continue
-        staged = Staged(paths, frozen)
-        markdown = staged.files[f"{run_id}.md"]
-        try:
-            if sink.kind == "dir":
-                already = _to_directory(sink, frozen, staged, key)
-                verified = True
-            else:
-                _to_command(sink, frozen, markdown, key, timeout or timeout_seconds())
-                already, verified = False, False
-        except SinkFailed as exc:
-            staged.close()
-            state.attempts[tries] = state.attempts.get(tries, 0) + 1
-            store.save_state(paths, profile, state)
-            left = max_attempts - state.attempts[tries]
-            note = f" ({left} tr{'y' if left == 1 else 'ies'} left)" if left else (
-                f" (marked failed after {max_attempts} attempts: `m1nd report deliver --retry {run_id}`)")
-            results.append(Delivery(run_id, "failed", sink.name, key, False, str(exc) + note))
-            continue
-        crash("deliver-before-receipt")
-        head = frozen.head
-        state.outbox.remove(entry)
-        state.attempts.pop(tries, None)
-        state.receipts.append({
-            "run_id": run_id, "profile": profile, "kind": head["kind"], "classification": head["classification"],
-            "period": head["period"], "sink": sink.name, "key": key, "digest": frozen.digest,
-            "verified": verified, "delivered_at": stamp(now),
-        })
-        store.save_state(paths, profile, state)
-        for name, fh in staged.files.items():
-            if fh is not markdown:
-                fh.close()
-        results.append(Delivery(run_id, "already-delivered" if already else "delivered", sink.name, key,
-                                verified, markdown=markdown))
+        results.append(_deliver_entry(paths, profile, state, entry, sink_of, now, timeout, max_attempts))
     return results
+
+
+def _deliver_entry(paths: Paths, profile: str, state: store.State, entry: str, sink_of, now,
+                   timeout: float | None, max_attempts: int) -> Delivery:
+    """Deliver one outbox report to its sink (`sink_of(the sink it is bound to)`),
+    binding it to that sink first; a failure is counted against the sink."""
+    run_id, bound = store.outbox_entry(entry)
+    sink = sink_of(bound)
+    tries = f"{run_id} {sink.name}"
+    if entry != tries:  # bound from now on: a failure is counted, and retried, for this sink
+        state.outbox[state.outbox.index(entry)] = tries
+        state.outbox = list(dict.fromkeys(state.outbox))
+        store.save_state(paths, profile, state)
+        entry = tries
+    key = idempotency_key(run_id, sink)
+    if state.attempts.get(tries, 0) >= max_attempts:
+        return Delivery(run_id, "failed", sink.name, key, False,
+                        f"failed {max_attempts} times: not tried again until "
+                        f"`m1nd report deliver --retry {run_id}`")
+    try:
+        frozen = store.load_frozen(paths, run_id)
+        if frozen is None:
+            raise M1ndError(f"outbox report {run_id} is missing from {store.runs_dir(paths)}")
+    except M1ndError as exc:
+        return Delivery(run_id, "failed", sink.name, key, False, exc.message)
+    staged = Staged(paths, frozen)
+    markdown = staged.files[f"{run_id}.md"]
+    try:
+        already, verified = _send(sink, frozen, staged, markdown, key, timeout)
+    except SinkFailed as exc:
+        staged.close()
+        state.attempts[tries] = state.attempts.get(tries, 0) + 1
+        store.save_state(paths, profile, state)
+        left = max_attempts - state.attempts[tries]
+        note = f" ({left} tr{'y' if left == 1 else 'ies'} left)" if left else (
+            f" (marked failed after {max_attempts} attempts: `m1nd report deliver --retry {run_id}`)")
+        return Delivery(run_id, "failed", sink.name, key, False, str(exc) + note)
+    crash("deliver-before-receipt")
+    head = frozen.head
+    state.outbox.remove(entry)
+    state.attempts.pop(tries, None)
+    state.receipts.append({
+        "run_id": run_id, "profile": profile, "kind": head["kind"], "classification": head["classification"],
+        "period": head["period"], "sink": sink.name, "key": key, "digest": frozen.digest,
+        "verified": verified, "delivered_at": stamp(now),
+    })
+    store.save_state(paths, profile, state)
+    for name, fh in staged.files.items():
+        if fh is not markdown:
+            fh.close()
+    return Delivery(run_id, "already-delivered" if already else "delivered", sink.name, key,
+                    verified, markdown=markdown)
+
+
+def _send(sink: Sink, frozen, staged: Staged, markdown, key: str, timeout: float | None) -> tuple[bool, bool]:
+    """(already there, verified): a directory sink is checked, a command's is not."""
+    if sink.kind == "dir":
+        return _to_directory(sink, frozen, staged, key), True
+    _to_command(sink, frozen, markdown, key, timeout or timeout_seconds())
+    return False, False

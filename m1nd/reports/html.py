@@ -132,26 +132,23 @@ def page_chunks(frozen: store.Frozen, markdown_digest: str, tally: render.Tally 
     """The page, its ledger written a batch of entries at a time."""
     tally = tally or render.Tally(frozen)
     head = frozen.head
+    body = (_document_head(frozen, markdown_digest) + "<main>\n" + _header(head) + _top(head, tally)
+            + f"{_update(head)}\n{_LEDGER}\n" + _status(head, tally) + _appendix(frozen, markdown_digest)
+            + "</main>\n</body>\n</html>\n")
+    before, _, after = body.partition(_LEDGER)
+    yield before.encode("utf-8")
+    for chunk in _ledger(head, tally):
+        yield chunk.encode("utf-8")
+    yield after.encode("utf-8")
+
+
+def _document_head(frozen: store.Frozen, markdown_digest: str) -> str:
+    """From the doctype to `<body>`: the policy, the run's digests, the title, the style."""
+    head = frozen.head
     style = stylesheet()
-    cov = head["coverage"]
-    complete = cov["status"] == "complete"
-    reasons = "".join(f"<li>{e(r)}</li>" for r in cov["reasons"])
-    p, local = head["period"], head["local"]
-    not_itemized = ""
-    if head["not_itemized"]:
-        not_itemized = (f"<dt>Not itemized</dt><dd>{e(render.plural(head['not_itemized'], 'letter'))} observed "
-                        f"before {e(p['start'])} (a first report covers at most 7 days)</dd>")
-    pages = "".join(f"<li>page {i}: <code>{e(d)}</code></li>" for i, d in enumerate(frozen.manifest["pages"], 1))
+    local = head["local"]
     title = f"m1nd report: {head['profile']}, {local['end']}"
-    update = ""
-    if render.triggers_of(head):  # the same words and lines as the Markdown's Update section
-        items = "" if head["kind"] == "update" else "<ul>" + "".join(
-            "<li>" + " · ".join(f"<code>{e(v)}</code>" if k in ("state", "id") else e(v)
-                                for k, v in render.trigger_line(t)) + "</li>" for t in render.triggers_of(head)) + "</ul>"
-        update = (f'<section class="card" aria-label="Update"><h2>Update</h2>'
-                  f"<p>Triggered by: {e(render.trigger_counts(head))} since the last report or update.</p>{items}</section>")
-    failed = f"<p>{e(render.failed_line(head).replace('`', ''))}</p>" if render.failed_line(head) else ""
-    body = f"""<!doctype html>
+    return f"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -165,8 +162,20 @@ def page_chunks(frozen: store.Frozen, markdown_digest: str, tally: render.Tally 
 <style>{style}</style>
 </head>
 <body>
-<main>
-<header>
+"""
+
+
+def _header(head: dict) -> str:
+    """The period, its coverage and what was not itemized."""
+    cov = head["coverage"]
+    complete = cov["status"] == "complete"
+    reasons = "".join(f"<li>{e(r)}</li>" for r in cov["reasons"])
+    p, local = head["period"], head["local"]
+    not_itemized = ""
+    if head["not_itemized"]:
+        not_itemized = (f"<dt>Not itemized</dt><dd>{e(render.plural(head['not_itemized'], 'letter'))} observed "
+                        f"before {e(p['start'])} (a first report covers at most 7 days)</dd>")
+    return f"""<header>
 <p class="eyebrow">m1nd report · {e(head['profile'])}</p>
 <h1><span class="nw">{e(local['start'])}</span> → <span class="nw">{e(local['end'])}</span></h1>
 <div class="card">
@@ -177,21 +186,47 @@ def page_chunks(frozen: store.Frozen, markdown_digest: str, tally: render.Tally 
 {not_itemized}</dl>
 </div>
 </header>
-<div class="top">
+"""
+
+
+def _top(head: dict, tally: render.Tally) -> str:
+    """The summary table and the chart of New by state."""
+    return f"""<div class="top">
 <section class="card" aria-label="Summary">{_summary_table(head)}</section>
 <section class="card" aria-label="Chart"><h2>New this period, by state</h2>{chart(head, tally)}
 <ul class="legend">{''.join(f'<li><span class="dot {s}"></span>{e(render.STATE_WORD[s])}</li>' for s in STATES)}<li><span class="dot reply"></span>reply</li></ul></section>
 </div>
 <p class="meta">Open counts open work: replies (pickups and receipts) are listed as replies to their letters and never counted open.</p>
-{update}
-{_LEDGER}
-<section class="status"><h2>Status</h2>
+"""
+
+
+def _update(head: dict) -> str:
+    """The Update section: the same words and lines as the Markdown's ("" without triggers)."""
+    if not render.triggers_of(head):
+        return ""
+    items = "" if head["kind"] == "update" else "<ul>" + "".join(
+        "<li>" + " · ".join(f"<code>{e(v)}</code>" if k in ("state", "id") else e(v)
+                            for k, v in render.trigger_line(t)) + "</li>" for t in render.triggers_of(head)) + "</ul>"
+    return (f'<section class="card" aria-label="Update"><h2>Update</h2>'
+            f"<p>Triggered by: {e(render.trigger_counts(head))} since the last report or update.</p>{items}</section>")
+
+
+def _status(head: dict, tally: render.Tally) -> str:
+    failed = f"<p>{e(render.failed_line(head).replace('`', ''))}</p>" if render.failed_line(head) else ""
+    return f"""<section class="status"><h2>Status</h2>
 <p>{e(render.coverage_line(head))}. Entries: {head['entries']} on {e(render.plural(head['pages'], 'page'))} of at most 100.</p>
 <p>{e(render.outcomes_sentence(tally.outcomes))}</p>
 {failed}
 <p>{e(render.next_action(head).replace('`', ''))}</p>
 </section>
-<details>
+"""
+
+
+def _appendix(frozen: store.Frozen, markdown_digest: str) -> str:
+    """Digests, pages and policy, folded away."""
+    head = frozen.head
+    pages = "".join(f"<li>page {i}: <code>{e(d)}</code></li>" for i, d in enumerate(frozen.manifest["pages"], 1))
+    return f"""<details>
 <summary>Appendix: digests, pages and policy</summary>
 <dl>
 <dt>Run</dt><dd><code>{e(frozen.run_id)}</code></dd>
@@ -206,12 +241,4 @@ def page_chunks(frozen: store.Frozen, markdown_digest: str, tally: render.Tally 
 <dt>Receipts</dt><dd>recorded in the home at delivery: <code>m1nd report status</code></dd>
 </dl>
 </details>
-</main>
-</body>
-</html>
 """
-    before, _, after = body.partition(_LEDGER)
-    yield before.encode("utf-8")
-    for chunk in _ledger(head, tally):
-        yield chunk.encode("utf-8")
-    yield after.encode("utf-8")

@@ -8,51 +8,27 @@
 
 Everything here fails closed: a file that exists but cannot be read or parsed is an
 error, never taken as empty.  Writers of one profile hold its OS advisory lock.
+
+A profile's state and alert record are here; frozen runs are runs.py's, the
+directories and canonical JSON records.py's (each name is also asked of this module).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
 
 import orjson
 
 from m1nd.errors import M1ndError
-from m1nd.fsutil import atomic_write, fsync_dir, lock_for
-from m1nd.ledger import records_dir
+from m1nd.fsutil import atomic_write, lock_for
 from m1nd.paths import Paths, ensure_dir, ensure_home
+from m1nd.reports.records import (  # noqa: F401  (asked of this module)
+    _read_bytes, canonical, profile_dir, reports_dir, run_dir, runs_dir, sha256)
+from m1nd.reports.runs import PAGES, Frozen, Tampered, load_frozen, report_digest, write_frozen  # noqa: F401
 
 STATE_SCHEMA = "m1nd-report-state-v1"
-
-
-def canonical(obj) -> bytes:
-    """Canonical JSON: keys sorted, no whitespace, UTF-8 (a path that is not: `\\xNN` escapes)."""
-    from m1nd.jsonout import record
-
-    return record(obj, option=orjson.OPT_SORT_KEYS)
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def reports_dir(paths: Paths) -> str:
-    return os.path.join(records_dir(paths), "reports")
-
-
-def runs_dir(paths: Paths) -> str:
-    return os.path.join(reports_dir(paths), "runs")
-
-
-def run_dir(paths: Paths, run_id: str) -> str:
-    return os.path.join(runs_dir(paths), run_id)
-
-
-def profile_dir(paths: Paths, profile: str) -> str:
-    return os.path.join(reports_dir(paths), profile)
 
 
 @dataclass
@@ -99,16 +75,6 @@ def outbox_entry(entry: str) -> tuple[str, str | None]:
     """(run id, the sink it waits for, or None when not bound yet)."""
     run_id, _, sink = entry.partition(" ")
     return run_id, sink or None
-
-
-def _read_bytes(path: str, what: str) -> bytes | None:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise M1ndError(f"cannot read {what} {path}: {exc.strerror}") from None
 
 
 def load_state(paths: Paths, profile: str) -> State:
@@ -190,180 +156,3 @@ def add_alerted(paths: Paths, profile: str, digests: list[str]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-# -- frozen runs -------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Frozen:
-    """A frozen run, checked against its manifest.  Its pages stay on disk: they are
-    read one at a time (`iter_pages`, `iter_entries`), so a report of a million
-    letters is rendered in the memory of one page."""
-
-    run_id: str
-    dir: str
-    manifest: dict
-    head: dict
-
-    @property
-    def digest(self) -> str:
-        return self.manifest["digest"]
-
-    def iter_pages(self) -> Iterator[dict]:
-        with open(os.path.join(self.dir, PAGES), "rb") as fh:
-            for line in fh:
-                yield orjson.loads(line)
-
-    def iter_entries(self) -> Iterator[dict]:
-        for page in self.iter_pages():
-            yield from page["entries"]
-
-    @property
-    def pages(self) -> list[dict]:
-        return list(self.iter_pages())
-
-    @property
-    def entries(self) -> list[dict]:
-        return list(self.iter_entries())
-
-    @property
-    def digests(self) -> list[str]:
-        """Every ledger digest this run accounts for."""
-        with open(os.path.join(self.dir, "digests.txt"), "rb") as fh:
-            return fh.read().decode().split()
-
-
-def report_digest(head_digest: str, page_digests: list[str]) -> str:
-    return sha256(canonical({"head": head_digest, "pages": page_digests}))
-
-
-PAGES = "pages.jsonl"  # one canonical JSON page per line, each with its own digest
-
-
-def write_frozen(paths: Paths, run_id: str, head: dict, pages: Iterable[dict | bytes], digests: Iterable[str],
-                 crash=None) -> str:
-    """Write a frozen run: every file first, the manifest last, then rename the
-    directory into place.  A crash leaves at most a temporary directory.  `pages`
-    (dicts, or their canonical bytes) and `digests` are streamed: neither is held."""
-    ensure_dir(runs_dir(paths))
-    final = run_dir(paths, run_id)
-    tmp = os.path.join(runs_dir(paths), f".tmp-{run_id}-{os.getpid()}")
-    import shutil
-
-    if os.path.isdir(tmp):
-        shutil.rmtree(tmp)
-    if os.path.isdir(final):
-        shutil.rmtree(final)  # an earlier freeze of this run that did not verify (never committed)
-    os.makedirs(tmp, mode=0o700)
-    head_bytes = canonical(head)
-    atomic_write(os.path.join(tmp, "head.json"), head_bytes)
-    page_digests = []
-    with open(os.path.join(tmp, PAGES), "wb") as fh:
-        for i, page in enumerate(pages):
-            line = page if isinstance(page, bytes) else canonical(page)
-            page_digests.append(sha256(line))
-            fh.write(line + b"\n")
-            if crash and i == 0:
-                fh.flush()
-                crash("freeze-page")
-        fh.flush()
-        os.fsync(fh.fileno())
-    listed = hashlib.sha256()
-    with open(os.path.join(tmp, "digests.txt"), "wb") as fh:
-        for d in digests:
-            line = d.encode() + b"\n"
-            listed.update(line)
-            fh.write(line)
-        fh.flush()
-        os.fsync(fh.fileno())
-    if crash:
-        crash("freeze-before-manifest")
-    head_digest = sha256(head_bytes)
-    manifest = {
-        "schema": "m1nd-report-manifest-v1",
-        "run_id": run_id,
-        "head": head_digest,
-        "pages": page_digests,
-        "digests_txt": listed.hexdigest(),
-        "digest": report_digest(head_digest, page_digests),
-    }
-    atomic_write(os.path.join(tmp, "manifest.json"), canonical(manifest))
-    fsync_dir(tmp)
-    os.rename(tmp, final)
-    fsync_dir(runs_dir(paths))
-    return final
-
-
-class Tampered(M1ndError):
-    """A frozen report whose files do not match its manifest."""
-
-
-def _tampered(run_id: str, what: str) -> M1ndError:
-    return Tampered(f"frozen report {run_id}: {what}: refusing to go on")
-
-
-def load_frozen(paths: Paths, run_id: str) -> Frozen | None:
-    """A frozen run, every file checked against its manifest; None when there is none.
-
-    A manifest that exists but does not match its files fails closed.
-    """
-    directory = run_dir(paths, run_id)
-    data = _read_bytes(os.path.join(directory, "manifest.json"), "report manifest")
-    if data is None:
-        return None
-    try:
-        manifest = orjson.loads(data)
-        head_digest, page_digests = manifest["head"], list(manifest["pages"])
-        if manifest["run_id"] != run_id or not all(isinstance(d, str) for d in page_digests):
-            raise ValueError
-    except (orjson.JSONDecodeError, ValueError, KeyError, TypeError):
-        raise _tampered(run_id, "the manifest is damaged") from None
-    if manifest.get("digest") != report_digest(head_digest, page_digests):
-        raise _tampered(run_id, "the manifest's digest does not cover its pages")
-
-    def checked(name: str, want: str) -> bytes:
-        blob = _read_bytes(os.path.join(directory, name), "report file")
-        if blob is None:
-            raise _tampered(run_id, f"{name} is missing")
-        if sha256(blob) != want:
-            raise _tampered(run_id, f"{name} does not match its digest")
-        return blob
-
-    head = orjson.loads(checked("head.json", head_digest))
-    entries = 0
-    try:
-        fh = open(os.path.join(directory, PAGES), "rb")
-    except FileNotFoundError:
-        raise _tampered(run_id, f"{PAGES} is missing") from None
-    except OSError as exc:
-        raise M1ndError(f"cannot read report file {os.path.join(directory, PAGES)}: {exc.strerror}") from None
-    with fh:  # one page at a time: a large report is never held whole
-        count, last = 0, b""
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            count += block.count(b"\n")
-            last = block[-1:]
-        count += 1 if last not in (b"", b"\n") else 0  # a last line with no newline is a page too
-        if count < len(page_digests):
-            raise _tampered(run_id, f"page {count + 1} is missing")
-        if count > len(page_digests):
-            raise _tampered(run_id, f"page {len(page_digests) + 1} is not in the manifest")
-        fh.seek(0)
-        for number, line in enumerate(fh, 1):
-            line = line[:-1] if line.endswith(b"\n") else line
-            if sha256(line) != page_digests[number - 1]:
-                raise _tampered(run_id, f"page {number} does not match its digest")
-            entries += len(orjson.loads(line)["entries"])  # a page that matches its digest parses
-    listed = hashlib.sha256()
-    try:
-        with open(os.path.join(directory, "digests.txt"), "rb") as dh:
-            for block in iter(lambda: dh.read(1 << 20), b""):
-                listed.update(block)
-    except FileNotFoundError:
-        raise _tampered(run_id, "digests.txt is missing") from None
-    except OSError as exc:
-        raise M1ndError(f"cannot read report file {os.path.join(directory, 'digests.txt')}: {exc.strerror}") from None
-    if listed.hexdigest() != manifest["digests_txt"]:
-        raise _tampered(run_id, "digests.txt does not match its digest")
-    if head.get("pages") != count or head.get("entries") != entries:
-        raise _tampered(run_id, "the head's counts do not match its pages")
-    return Frozen(run_id, directory, manifest, head)

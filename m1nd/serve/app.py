@@ -41,16 +41,67 @@ def _unexpected(request, exc: Exception) -> M1ndError:
     return M1ndError(f"internal error ({type(exc).__name__}); the server's log has the details")
 
 
+async def _api(request, work) -> Response:
+    try:
+        return _json(await run_in_threadpool(work, request))
+    except M1ndError as exc:
+        return _json(documents.error(exc))
+    except Exception as exc:
+        return _json(documents.error(_unexpected(request, exc)))
+
+
+async def _page(request, work) -> Response:
+    try:
+        body = await run_in_threadpool(work, request)
+    except Exception as exc:
+        if not isinstance(exc, M1ndError):
+            exc = _unexpected(request, exc)
+        status = documents.STATUS.get(exc.exit_code, 500)
+        return _html(pages.problem(status, exc.message), status)
+    if isinstance(body, tuple):
+        return _html(body[1], body[0])
+    return _html(body)
+
+
+def _route(path, work, kind) -> Route:
+    async def endpoint(request):
+        return await kind(request, work)
+    return Route(path, endpoint, methods=["GET", "HEAD"])
+
+
+async def _health(request) -> Response:  # answered on the event loop: it reads nothing
+    try:
+        documents.only_params(request.query_params, set())
+        return _json(documents.health())
+    except M1ndError as exc:
+        return _json(documents.error(exc))
+
+
+async def _api_not_found(request) -> Response:
+    return _json(documents.error(NotFound(f"no such route: {request.url.path} (see the README's m1nd serve section)")))
+
+
+async def _icon(request) -> Response:
+    return Response(ICON, media_type="image/svg+xml")
+
+
+async def _not_found(request) -> Response:
+    return _html(pages.problem(404, f"nothing at {request.url.path}"), 404)
+
+
 def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None, port: int,
               required: bool = True, remote: bool = False):
-    async def api(request, work) -> Response:
-        try:
-            return _json(await run_in_threadpool(work, request))
-        except M1ndError as exc:
-            return _json(documents.error(exc))
-        except Exception as exc:
-            return _json(documents.error(_unexpected(request, exc)))
+    routes = _api_routes(mailbox) + _page_routes(mailbox) + [
+        Route("/favicon.svg", _icon, methods=["GET", "HEAD"]),
+        Route("/favicon.ico", _icon, methods=["GET", "HEAD"]),
+        Route("/{rest:path}", _not_found, methods=["GET", "HEAD"]),
+    ]
+    app = Starlette(routes=routes)
+    return Guard(app, allowed_hosts, token, port, required=required, remote=remote)
 
+
+def _api_routes(mailbox: Mailbox) -> list[Route]:
+    """/api/…: the documents the commands print with --json."""
     def inbox_sweep(request) -> Doc:
         documents.only_params(request.query_params, set())
         return mailbox.inbox_sweep()
@@ -77,28 +128,20 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         documents.only_params(request.query_params, set())
         return mailbox.doctor()
 
-    async def health(request) -> Response:  # answered on the event loop: it reads nothing
-        try:
-            documents.only_params(request.query_params, set())
-            return _json(documents.health())
-        except M1ndError as exc:
-            return _json(documents.error(exc))
+    return [
+        _route("/api/inbox_sweep", inbox_sweep, _api),
+        _route("/api/mailbox", mailbox_doc, _api),
+        _route("/api/letters/{ident}", letter_doc, _api),
+        _route("/api/doctor", doctor, _api),
+        _route("/api/reports", reports_doc, _api),
+        _route("/api/cases", cases_doc, _api),
+        Route("/api/health", _health, methods=["GET", "HEAD"]),
+        Route("/api/{rest:path}", _api_not_found, methods=["GET", "HEAD"]),
+    ]
 
-    async def api_not_found(request) -> Response:
-        return _json(documents.error(NotFound(f"no such route: {request.url.path} (see the README's m1nd serve section)")))
 
-    async def page(request, work) -> Response:
-        try:
-            body = await run_in_threadpool(work, request)
-        except Exception as exc:
-            if not isinstance(exc, M1ndError):
-                exc = _unexpected(request, exc)
-            status = documents.STATUS.get(exc.exit_code, 500)
-            return _html(pages.problem(status, exc.message), status)
-        if isinstance(body, tuple):
-            return _html(body[1], body[0])
-        return _html(body)
-
+def _page_routes(mailbox: Mailbox) -> list[Route]:
+    """The HTML pages: the mailbox, a letter's thread, cases, reports and one report."""
     def index(request):
         filters = pages.Filters.parse(request.query_params)
         return mailbox.index(filters, lambda data: pages.index(data, filters))
@@ -136,34 +179,10 @@ def build_app(mailbox: Mailbox, allowed_hosts: frozenset[str], token: str | None
         return Response(body, media_type=HTML,
                         headers={"content-security-policy": csp(stylesheet()) + "; frame-ancestors 'none'"})
 
-    async def icon(request) -> Response:
-        return Response(ICON, media_type="image/svg+xml")
-
-    async def not_found(request) -> Response:
-        return _html(pages.problem(404, f"nothing at {request.url.path}"), 404)
-
-    def route(path, work, kind):
-        async def endpoint(request):
-            return await kind(request, work)
-        return Route(path, endpoint, methods=["GET", "HEAD"])
-
-    routes = [
-        route("/api/inbox_sweep", inbox_sweep, api),
-        route("/api/mailbox", mailbox_doc, api),
-        route("/api/letters/{ident}", letter_doc, api),
-        route("/api/doctor", doctor, api),
-        route("/api/reports", reports_doc, api),
-        route("/api/cases", cases_doc, api),
-        Route("/api/health", health, methods=["GET", "HEAD"]),
-        Route("/api/{rest:path}", api_not_found, methods=["GET", "HEAD"]),
-        route("/", index, page),
-        route("/letters/{ident}", letter, page),
-        route("/cases", cases_page, page),
-        route("/reports", reports_page, page),
+    return [
+        _route("/", index, _page),
+        _route("/letters/{ident}", letter, _page),
+        _route("/cases", cases_page, _page),
+        _route("/reports", reports_page, _page),
         Route("/reports/{run_id}", report, methods=["GET", "HEAD"]),
-        Route("/favicon.svg", icon, methods=["GET", "HEAD"]),
-        Route("/favicon.ico", icon, methods=["GET", "HEAD"]),
-        Route("/{rest:path}", not_found, methods=["GET", "HEAD"]),
     ]
-    app = Starlette(routes=routes)
-    return Guard(app, allowed_hosts, token, port, required=required, remote=remote)

@@ -3,27 +3,26 @@
 Every value that comes from a letter, a path or a query passes through `text()` or
 `attr()`; nothing else is ever put into a page. No script, no external resource:
 the stylesheet is inline and allowed by its hash.
+
+The mailbox page (its filters, boxes and letters) is here; what every page is made of
+is markup.py's, a letter's thread threadpage.py's, the cases and reports pages
+listings.py's (each asked of this module too).
 """
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, replace
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
-import orjson
-
-from m1nd import __version__
 from m1nd.errors import UsageError
-from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK, is_receipt
-from m1nd.safetext import safe_lines
-from m1nd.serve.source import SPOOL_ROW, IndexData, ThreadData
-from m1nd.serve.style import CSS, CSS_HASH
+from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, OPEN_STATES, WET_INK
+from m1nd.serve.listings import CASE_STATE, cases, reports  # noqa: F401  (asked of this module)
+from m1nd.serve.markup import (  # noqa: F401  (asked of this module)
+    NAV, PAGE_CSP, STATE_WORD, attr, badge, layout, letter_link, line, text)
+from m1nd.serve.source import SPOOL_ROW, IndexData
+from m1nd.serve.threadpage import candidates, thread  # noqa: F401  (asked of this module)
 
-PAGE_CSP = (f"default-src 'none'; style-src {CSS_HASH}; img-src 'self' data:; form-action 'self'; "
-            "base-uri 'none'; frame-ancestors 'none'")
-STATE_WORD = {WET_INK: "open", IN_FLIGHT: "in flight", FIRED_CLAY: "answered", EXTERNAL: "external"}
 # the page's state filter -> the fates it keeps
 STATE_FILTER = {"open": OPEN_STATES, "in_flight": (IN_FLIGHT,), "answered": (FIRED_CLAY,),
                 "external": (EXTERNAL,), "all": (WET_INK, IN_FLIGHT, FIRED_CLAY, EXTERNAL)}
@@ -31,20 +30,6 @@ STATE_CHOICE = {"open": "open", "in_flight": "in flight", "answered": "answered"
 PAGE_SIZE = 50
 MAX_LIMIT = 500
 ID_PREFIX = re.compile(r"^[0-9a-fA-F]{4,12}$")
-
-
-def text(value) -> str:
-    """A value as page text: control characters shown as `\\xNN`, HTML escaped."""
-    return html.escape(safe_lines(str(value)), quote=True)
-
-
-def line(value) -> str:
-    """One-line text for list views: a newline never starts a line of its own."""
-    return text(str(value).replace("\r\n", "\n").replace("\n", " ⏎ ").replace("\t", " "))
-
-
-def attr(value) -> str:
-    return html.escape(str(value), quote=True)
 
 
 @dataclass(frozen=True)
@@ -104,23 +89,6 @@ class Filters:
         qs = urlencode([(k, v) for k, v in pairs if v], errors="surrogateescape")  # a label may not be UTF-8
         return "/" + (f"?{qs}" if qs else "")
 
-
-NAV = (("letters", "/", "Letters"), ("cases", "/cases", "Cases"), ("reports", "/reports", "Reports"))
-
-
-def layout(title: str, body: str, here: str = "letters", nav=NAV) -> str:
-    here_attr = ' class="here"'
-    links = "".join(f'<a href="{attr(href)}"{here_attr if key == here else ""}>{text(word)}</a>'
-                    for key, href, word in nav)
-    return (
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<meta name=\"color-scheme\" content=\"light dark\"><title>{text(title)} · m1nd</title>"
-        "<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\">"
-        f"<style>{CSS}</style></head><body>"
-        f"<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">m1nd</a><nav>{links}</nav></div></header>"
-        f"<main>{body}</main><footer>m1nd {text(__version__)} · read-only</footer></body></html>\n"
-    )
 
 
 def _count(f: Filters, label: str, key: str, number: int, state: str | None) -> str:
@@ -201,17 +169,6 @@ def state_chips(f: Filters) -> str:
     return '<div class="chips">' + "".join(chips) + "</div>"
 
 
-def badge(letter, state: str) -> str:
-    """The fate, or for a reply (work done, not work to do) what kind of reply."""
-    if letter.answers:
-        word = "receipt" if is_receipt(letter) else "reply"
-        return f'<span class="state reply" title="{attr(STATE_WORD[state])}">{word}</span>'
-    return f'<span class="state {state}">{text(STATE_WORD[state])}</span>'
-
-
-def _letter_link(lid: str) -> str:
-    return f"/letters/{quote(lid)}"
-
 
 def letter_row(item, f: Filters) -> str:
     letter, state, box = item.row, item.state, item.box
@@ -221,13 +178,13 @@ def letter_row(item, f: Filters) -> str:
                              ("tool", "tool", letter.tool)):
         if value:
             bits.append(f'<a href="{attr(f.query(**{key: value}))}" title="{attr(word)}">{line(value)}</a>')
-    bits.append(f'<a class="id" href="{attr(_letter_link(letter.id))}">{text(letter.id)}</a>')
+    bits.append(f'<a class="id" href="{attr(letter_link(letter.id))}">{text(letter.id)}</a>')
     if item.replies:
         bits.append(f'<span>{item.replies} repl{"y" if item.replies == 1 else "ies"}</span>')
     what = line(letter.what) or '<span class="muted">(no text)</span>'
     kind = "reply" if letter.answers else state
     return (f'<li class="{kind}">{badge(letter, state)}'
-            f'<a class="what" href="{attr(_letter_link(letter.id))}">{what}</a><div class="meta">{"".join(bits)}</div></li>')
+            f'<a class="what" href="{attr(letter_link(letter.id))}">{what}</a><div class="meta">{"".join(bits)}</div></li>')
 
 
 def index(data: IndexData, f: Filters) -> str:
@@ -250,136 +207,6 @@ def index(data: IndexData, f: Filters) -> str:
         + f'<div class="pager">{"".join(pager)}</div>'
     )
     return layout("Mailbox", body)
-
-
-# the thread of one letter ------------------------------------------------------
-
-KNOWN_FIELDS = ("ts", "agent", "class", "kind", "repo", "brain", "tool")
-TEXT_FIELDS = ("what", "expected", "snippet")
-
-
-def _ids(ids) -> str:
-    return " ".join(f'<a class="id" href="{attr(_letter_link(a))}">{text(a)}</a>' for a in ids)
-
-
-def _fields(card) -> str:
-    raw, state = card.fields, card.state
-    rows = [("id", f'<span class="id nw">{text(card.row.id)}</span>'),
-            ("state", _state_words(card)),
-            ("box", text(card.box))]
-    for key in KNOWN_FIELDS:
-        if raw.get(key) not in ("", None):
-            rows.append((key, text(raw[key])))
-    for key in TEXT_FIELDS:
-        if raw.get(key):
-            rows.append((key, f"<pre>{text(raw[key])}</pre>"))
-    if card.row.answers:
-        rows.append(("answers", _ids(card.row.answers)))
-    if card.answered_by:
-        rows.append(("answered by", _ids(card.answered_by)))
-    for key in sorted(k for k in raw if k not in KNOWN_FIELDS + TEXT_FIELDS + ("answers",)):
-        value = raw[key]
-        shown = value if isinstance(value, str) else orjson.dumps(value).decode()
-        rows.append((key, f"<pre>{text(shown)}</pre>"))
-    return '<dl class="facts">' + "".join(f"<dt>{text(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
-
-
-def _state_words(card) -> str:
-    """A reply is work done, not work to do: it says what it is, never "open"."""
-    if card.row.answers:
-        word = "a receipt" if is_receipt(card.row) else "a reply"
-        n = len(card.row.answers)
-        return (f'<span class="state reply">{word}</span> <span class="muted">to {n} letter{"s" if n != 1 else ""}: '
-                f"work done, not work to do</span>")
-    return f'<span class="state {card.state}">{text(STATE_WORD[card.state])}</span>'
-
-
-def _card(card, focus: str) -> str:
-    lid = card.row.id
-    cls = " focus" if lid == focus else ""
-    head = (f'{badge(card.row, card.state)}<a class="what" href="{attr(_letter_link(lid))}">'
-            f'{line(card.row.what) or "(no text)"}</a>')
-    kind = "reply" if card.row.answers else card.state
-    return f'<div class="card letter {kind}{cls}" id="l-{attr(lid)}">{head}{_fields(card)}</div>'
-
-
-def thread(data: ThreadData) -> str:
-    def tree(ids: list[str]) -> str:
-        return '<ul class="thread">' + "".join(
-            f"<li>{_card(data.cards[k], data.focus)}{tree(data.children[k]) if data.children.get(k) else ''}</li>"
-            for k in ids) + "</ul>"
-
-    count = len(data.roots) + sum(len(v) for v in data.children.values())
-    body = (f'<p><a href="/">← mailbox</a></p><h1>Letter <span class="id nw">{text(data.focus)}</span></h1>'
-            f'<p class="muted">Its thread: {count} letter{"s" if count != 1 else ""}, oldest first; '
-            f'this letter is outlined.</p>{tree(data.roots)}')
-    return layout(f"Letter {data.focus}", body)
-
-
-CASE_STATE = {"open": "wet_ink", "answered": "in_flight", "closed·guarded": "fired_clay"}
-
-
-def cases(doc: dict) -> str:
-    """Every fingerprint (a tool family and a symptom kind) with its witnesses, its
-    escalation letter and its case, in the order and words of `m1nd cases`
-    (m1nd/cases/display.py: most recent recurrence first, where each stands)."""
-    items = []
-    for entry in doc.get("fingerprints", []):
-        case = entry.get("case")
-        witnesses = entry.get("witnesses", [])
-        if case:
-            tone = CASE_STATE.get(case.get("state"), "external")
-            head = f'<span class="state {tone}">case {text(case.get("state", ""))}</span>'
-            extra = (f'<span>receipt {_ids([case["receipt"]]) if case.get("receipt") else ""}</span>'
-                     + (f'<span>disposition {text(case["disposition"])}</span>' if case.get("disposition") else ""))
-        else:
-            tone, head, extra = "reply", "", ""
-        escalation = entry.get("escalation")
-        esc = f"<span>escalation {_ids([escalation])}</span>" if escalation else ""
-        shown = _ids(witnesses[:8]) + (f" and {len(witnesses) - 8} more" if len(witnesses) > 8 else "")
-        n = len(witnesses)
-        recent = f", {entry['recent']} in the last 7 days" if entry.get("recent") else ""
-        items.append(
-            f'<li class="{tone}">{head}<span class="what">{text(entry.get("name") or entry.get("fingerprint", ""))}</span>'
-            f'<div class="standing">{n} witness{"es" if n != 1 else ""}{text(recent)}: {text(entry.get("standing", ""))}</div>'
-            f'<div class="meta"><span>witnesses: {shown}</span>{esc}{extra}</div></li>')
-    listing = (f'<ul class="ledger">{"".join(items)}</ul>' if items
-               else '<p class="empty">No fingerprint yet: letters carry a <code>kind</code> to be grouped.</p>')
-    kindless = doc.get("kindless", 0)
-    body = (f"<h1>Cases</h1><p class=\"muted\">{len(items)} fingerprint{'s' if len(items) != 1 else ''}: what "
-            f"recurs most in the last 7 days first, then most witnesses, then by name; {text(kindless)} kindless "
-            f"letter{'s' if kindless != 1 else ''} (letters with no kind: m1nd never guesses one).</p>"
-            f"{listing}")
-    return layout("Cases", body, here="cases")
-
-
-def reports(rows: list[dict]) -> str:
-    """Delivered reports, newest first, each opening its stored HTML."""
-    if not rows:
-        listing = ('<p class="empty">No report delivered yet: <code>m1nd report</code> makes one '
-                   "(see the README's Reports section).</p>")
-    else:
-        items = []
-        for r in rows:
-            period = r.get("period") or {}
-            verified = ('<span class="badge ok">verified</span>' if r.get("verified")
-                        else '<span class="badge warn">not read back</span>')
-            items.append(
-                f'<li><a class="what" href="/reports/{attr(quote(r["run_id"]))}">'
-                f'{text(r.get("profile", ""))} · {text(period.get("start", ""))} → {text(period.get("end", ""))}</a>'
-                f' {verified}<div class="meta"><span>delivered {text(r.get("delivered_at", ""))}</span>'
-                f'<span>{text(r.get("kind", ""))}</span><span>{text(r.get("classification", ""))}</span>'
-                f'<span>to {text(r.get("sink", ""))}</span><span class="id">{text(r["run_id"])}</span></div></li>')
-        listing = f'<ul class="ledger">{"".join(items)}</ul>'
-    return layout("Reports", f"<h1>Delivered reports</h1><p class=\"muted\">Newest first; "
-                             f"{len(rows)} in all.</p>{listing}", here="reports")
-
-
-def candidates(ident: str, ids: list[str]) -> str:
-    links = "".join(f'<li><a class="id" href="/letters/{attr(quote(i))}">{text(i)}</a></li>' for i in ids)
-    body = (f'<h1>Which letter?</h1><p>The prefix <span class="id nw">{text(ident)}</span> names '
-            f"{len(ids)} letters:</p><ul>{links}</ul>")
-    return layout("Ambiguous id", body)
 
 
 def problem(status: int, message: str) -> str:
