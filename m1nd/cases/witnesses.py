@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import orjson
 
 from m1nd.boxes import Box, refusal
-from m1nd.boxindex import region_hashes
+from m1nd.chunks import region_hashes
 from m1nd.cases.overlay import Witness
 from m1nd.cases.witnessscan import ESCALATION, WITNESS, Looked, _scan
 from m1nd.fsutil import open_regular

@@ -16,7 +16,7 @@ from m1nd.fates import is_receipt
 from m1nd.letters import from_object, load
 
 BLOCK = 4 << 20  # bytes read at a time: a block and its copy stay small beside what a filing holds
-PRELOAD_BYTES = 4 << 20  # as distribute.py: new bytes worth compiling the secret rules for
+PRELOAD_BYTES = 4 << 20  # as distribution/reading.py: new bytes worth compiling the secret rules for
 WITNESS, ESCALATION = "w", "e"
 # Every witness's line holds one of these bytes exactly: a `"kind"` key (the eight, and
 # the misdelivery mapping, both need one), a backfill rule's marker, or a `\u` escape

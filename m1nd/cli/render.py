@@ -1,4 +1,4 @@
-"""Over 300 lines on purpose: every human view is here, so that they all look alike.
+"""Long because every human view is here, so that they all look alike.
 
 Human views (rich).  Only the CLI prints; this module decides how things look."""
 

@@ -1,4 +1,4 @@
-"""Over 300 lines on purpose: the subcommands take the group's options (`_opts`) and clock (`_now`).
+"""Long because its subcommands share the group's options (`_opts`) and clock (`_now`): one group, one module.
 
 `m1nd report` and its subcommands: profile, prepare, commit, deliver, status,
 list, render, alert (reports contract)."""
