@@ -26,22 +26,23 @@ BLANK = "blank"
 TAIL = "tail"  # a final unterminated line that does not parse: a writer may be mid-append
 
 
-class Letter(NamedTuple):
-    """One parsed letter (a named tuple: sweeps build a million of them)."""
+def attribute(field: str) -> str:
+    """The attribute that holds a letter field (`class` is a keyword: `klass`)."""
+    return "klass" if field == "class" else field
 
-    id: str
-    raw: bytes
-    ts: str
-    agent: str
-    klass: str
-    repo: str
-    brain: str
-    tool: str
-    what: str
-    expected: str
-    snippet: str
-    answers: tuple[str, ...]
-    kind: str | None
+
+# The string fields as attributes, declared once: Letter here and the read model's
+# LetterRow (readmodel/rows.py) are both built from this list.
+TEXT_ATTRIBUTES = tuple((attribute(f), str) for f in STRING_FIELDS)
+
+
+class Letter(NamedTuple("LetterFields", [("id", str), ("raw", bytes), *TEXT_ATTRIBUTES,
+                                         ("answers", tuple[str, ...]), ("kind", str | None)])):
+    """One parsed letter (a named tuple: sweeps build a million of them): id, raw, the
+    TEXT_ATTRIBUTES (ts, agent, klass, repo, brain, tool, what, expected, snippet),
+    answers and kind."""
+
+    __slots__ = ()
 
     @property
     def is_mission(self) -> bool:

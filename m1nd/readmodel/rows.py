@@ -13,7 +13,7 @@ from typing import NamedTuple
 import orjson
 
 from m1nd.boxes import Box
-from m1nd.letters import STRING_FIELDS
+from m1nd.letters import STRING_FIELDS, TEXT_ATTRIBUTES
 from m1nd.timefmt import sort_key
 
 SPOOL = "spool"
@@ -36,28 +36,24 @@ class Source(NamedTuple):
         return self.box.root.path if self.box is not None and self.box.root is not None else None
 
 
-class LetterRow(NamedTuple):
-    """One distinct letter.  Field names match m1nd.letters.Letter where they overlap
-    (`klass` for `class`), so fates.reply_graph and ReplyGraph.state take it."""
+def _with_sortkey(fields: tuple) -> tuple:
+    """The string fields (names, or (attribute, type) pairs) with `sortkey` (`ts` in
+    UTC, for sorting: timefmt.sort_key) right after `ts`."""
+    names = [f if isinstance(f, str) else f[0] for f in fields]
+    at = names.index("ts") + 1
+    key = "sortkey" if isinstance(fields[0], str) else ("sortkey", str)
+    return (*fields[:at], key, *fields[at:])
 
-    digest: str  # full sha256 of the raw bytes, hex
-    id: str
-    ts: str
-    sortkey: str  # `ts` in UTC for sorting (timefmt.sort_key)
-    agent: str
-    klass: str
-    repo: str
-    brain: str
-    tool: str
-    what: str
-    expected: str
-    snippet: str
-    answers: tuple[str, ...]
-    kind: str | None
-    disposition: str | None
-    fingerprint: str | None
-    case_id: str | None
-    sentinel: str | None
+
+class LetterRow(NamedTuple("LetterRowFields", [
+        ("digest", str), ("id", str), *_with_sortkey(TEXT_ATTRIBUTES), ("answers", tuple[str, ...]),
+        ("kind", str | None), *((name, str | None) for name in EXTRA)])):
+    """One distinct letter: its full sha256 digest (hex), id, the letter's
+    TEXT_ATTRIBUTES with `sortkey`, answers, kind and EXTRA.  The names are
+    m1nd.letters.Letter's where they overlap, so fates.reply_graph and
+    ReplyGraph.state take it."""
+
+    __slots__ = ()
 
 
 class Location(NamedTuple):
@@ -68,12 +64,6 @@ class Location(NamedTuple):
     line: int  # 1-based
     offset: int  # byte offset of the line's first byte
     length: int  # raw bytes (without `\n`)
-
-
-def _with_sortkey(fields: tuple[str, ...]) -> tuple[str, ...]:
-    """The string fields with `sortkey` (`ts` in UTC) right after `ts`."""
-    at = fields.index("ts") + 1
-    return (*fields[:at], "sortkey", *fields[at:])
 
 
 # The columns of `letters` a LetterRow holds, in its order; then those only the
