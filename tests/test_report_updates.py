@@ -15,9 +15,10 @@ from tests.conftest import git_init, write_spool
 @pytest.fixture(autouse=True, params=["by digest", "by class"])
 def candidates(request, monkeypatch):
     """Every scenario twice: the new entries looked up by digest (few new letters) and
-    matched against the trigger classes (many): the same updates either way."""
+    matched against the trigger classes (many: here, a block of one entry is full
+    already): the same updates either way."""
     if request.param == "by class":
-        monkeypatch.setattr(updates, "BY_DIGEST", 0)
+        monkeypatch.setattr(updates, "BY_DIGEST", 1)
     return request.param
 
 

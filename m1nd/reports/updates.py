@@ -90,41 +90,56 @@ class Found:
     after: int  # and up to
 
 
-# Up to this many new ledger entries are looked up by digest; more (a first scan, a
-# ledger rebuilt) are matched against the few letters of the trigger classes instead.
+# The ledger's new entries are read this many at a time.  While they are few (one
+# block) their letters are looked up by digest, so a report after K new letters costs
+# K; past one block (a first scan, a ledger rebuilt) every letter of the trigger
+# classes is matched once instead, and only its digest and reason are kept.
 BY_DIGEST = 20_000
 _BATCH = 500  # digests per query (SQLite allows 999 parameters on old builds)
 
 
+def _reasons_by_digest(model, entries, classes) -> dict[str, str]:
+    digests = sorted({bytes.fromhex(e.digest) for _, e in entries})
+    reasons = {}
+    for at in range(0, len(digests), _BATCH):
+        part = digests[at:at + _BATCH]
+        for row in model.letters(where=f"l.digest IN ({','.join('?' * len(part))})", args=tuple(part)):
+            reason = trigger_of(row, classes)
+            if reason:
+                reasons[row.digest] = reason
+    return reasons
+
+
+def _reasons_by_class(model, classes) -> dict[str, str]:
+    reasons = {}
+    wanted = [("l.class = ?", (cls,)) for cls in sorted(classes)] + [("l.agent = ?", (ENGINE_AGENT,))]
+    for where, args in wanted:
+        for row in model.letters(where=where, args=args):
+            reason = trigger_of(row, classes)
+            if reason:
+                reasons[row.digest] = reason
+    return reasons
+
+
 def scan(paths: Paths, model, state, profile) -> Found:
-    """The triggers among the ledger entries after `state.update_offset`.  Candidates
-    come from the read model in a few indexed queries, not one lookup per entry: by
-    the new entries' digests when they are few (a report after K new letters costs K),
-    else by the trigger classes."""
-    lines, end = ledger.read_from(paths, state.update_offset)
-    if not lines:
-        return Found([], state.update_offset, end)
+    """The triggers among the ledger entries after `state.update_offset`, read block by
+    block (memory stays flat in the ledger's length); candidates come from the read
+    model in a few indexed queries, not one lookup per entry."""
+    from itertools import islice
+
+    from m1nd.reports.spill import LedgerLines
+
+    lines = LedgerLines(paths, state.update_offset)
     classes = set(profile.alert_classes)
-    candidates = {}
-    if len(lines) <= BY_DIGEST:
-        digests = sorted({bytes.fromhex(e.digest) for _, e in lines})
-        for at in range(0, len(digests), _BATCH):
-            part = digests[at:at + _BATCH]
-            for row in model.letters(where=f"l.digest IN ({','.join('?' * len(part))})", args=tuple(part)):
-                candidates[row.digest] = row
-    else:
-        for cls in sorted(classes):
-            for row in model.letters(where="l.class = ?", args=(cls,)):
-                candidates[row.digest] = row
-        for row in model.letters(where="l.agent = ?", args=(ENGINE_AGENT,)):
-            candidates[row.digest] = row
+    every = None  # {digest: reason} of every trigger letter, once the entries are many
     hits = []
-    for _, e in lines:
-        row = candidates.get(e.digest)
-        reason = trigger_of(row, classes) if row is not None else None
-        if reason:
-            hits.append((e, reason))
-    return Found(hits, state.update_offset, end)
+    it = iter(lines)
+    while block := list(islice(it, BY_DIGEST)):
+        if every is None and len(block) == BY_DIGEST:
+            every = _reasons_by_class(model, classes)
+        reasons = every if every is not None else _reasons_by_digest(model, block, classes)
+        hits += [(e, reasons[e.digest]) for _, e in block if e.digest in reasons]
+    return Found(hits, state.update_offset, lines.end)
 
 
 def status(state, profile) -> dict:
