@@ -25,7 +25,7 @@ from m1nd.errors import M1ndError
 from m1nd.fsutil import lock_for
 from m1nd.ledgerfile import (  # noqa: F401  (the ledger's readers, asked of this module)
     LEDGER_NAME, _LINE, _LINE_LEN, Entry, _append, _line, _parse_block, _read, first_entry, ledger_path, load,
-    read_from, records_dir)
+    read_from, records_dir, tail_lines)
 from m1nd.paths import Paths, ensure_dir, ensure_home
 
 # -- the membership index (derived, under <home>/state/; deleting it loses nothing) --
@@ -107,18 +107,19 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
     when the index is current: binary search in the sorted index, then the lines
     appended since it was built."""
     covered, table = _open_index(paths)
-    tail, end = read_from(paths, covered) if covered else ([], 0)
-    if not covered:
+    n = (len(table) - _HEAD) // 32 if table is not None else 0
+    if not covered or tail_lines(paths, covered) > max(4096, n // 8):  # a long tail is indexed, not held
+        if table is not None:
+            table.close()
         return _in_sorted(_rebuild_index(paths), digests)
+    tail, _ = read_from(paths, covered)
     fresh = {e.digest for _, e in tail}
     found = {d for d in digests if d in fresh}
     if table is not None:
-        n = (len(table) - _HEAD) // 32
         found |= _in_table(table, n, [d for d in digests if d not in found])
         table.close()
-        if len(tail) > max(4096, n // 8):
-            _rebuild_index(paths)
     return found
+
 
 
 def _open_index(paths: Paths):

@@ -150,6 +150,14 @@ def read_from(paths: Paths, offset: int) -> tuple[list[tuple[int, Entry]], int]:
     return _parse_block(data[:whole], path, offset), offset + whole
 
 
+def tail_lines(paths: Paths, covered: int) -> int:
+    """About how many ledger lines lie past the `covered` bytes (lines have one length)."""
+    try:
+        return max(0, os.stat(ledger_path(paths)).st_size - covered) // (_LINE_LEN + 1)
+    except OSError:
+        return 0
+
+
 def first_entry(paths: Paths) -> Entry | None:
     path = ledger_path(paths)
     try:

@@ -449,3 +449,25 @@ def test_the_ledger_index_rebuilt_chunk_by_chunk_knows_every_entry_and_fails_clo
     shutil.rmtree(paths.state)
     with pytest.raises(M1ndError, match="damaged at line 234"):
         ledger._known(paths, [entries[0][1]])
+
+
+@pytest.mark.parametrize("appended", [10, 5000])
+def test_the_ledger_index_with_a_short_or_long_tail_since_it_was_built_knows_every_entry(appended):
+    """Entries appended after the index was built are read as a tail while few, and
+    indexed again (not held as entries) once many: the same answers either way."""
+    import hashlib
+
+    from m1nd import ledger
+    from m1nd.paths import resolve_paths
+
+    paths = resolve_paths()
+    digests = [hashlib.sha256(b"letter %d" % i).hexdigest() for i in range(6000 + 2 * appended)]
+    first, later, never = digests[:6000], digests[6000:6000 + appended], digests[6000 + appended:]
+    ledger.record(paths, [(d[:12], d) for d in first], "2026-05-01T00:00:00Z", create_home=True)
+    ledger._known(paths, first[:1])  # builds the sorted index over the first 6,000
+    with open(os.path.join(paths.state, "ledger-index"), "rb") as fh:
+        covered = int.from_bytes(fh.read(16)[8:16], "little")
+    ledger.record(paths, [(d[:12], d) for d in later], "2026-05-01T00:00:01Z", create_home=True)
+    assert ledger.tail_lines(paths, covered) >= appended
+    ask = first[::97] + later + never
+    assert ledger._known(paths, ask) == set(first[::97]) | set(later)
