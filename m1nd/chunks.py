@@ -54,8 +54,9 @@ _RECENT_NS = 2_000_000_000
 _RECENT_FINE_NS = 50_000_000
 
 
-def _settled(mtime_ns: int, now_ns: int) -> bool:
-    """Whether a file last changed at `mtime_ns` can no longer be rewritten unseen."""
+def settled(mtime_ns: int, now_ns: int) -> bool:
+    """Whether a file last changed at `mtime_ns` can no longer be rewritten unseen
+    with its size and mtime kept (the one rule of every index that trusts a stat)."""
     recent = _RECENT_FINE_NS if mtime_ns % 1_000_000_000 else _RECENT_NS
     return mtime_ns < now_ns - recent
 
@@ -64,7 +65,7 @@ def _seen_chunks(fd: int) -> list[str]:
     import time
 
     st = os.fstat(fd)
-    if not _settled(st.st_mtime_ns, time.time_ns()):
+    if not settled(st.st_mtime_ns, time.time_ns()):
         return []
     state = (st.st_size, st.st_mtime_ns)
     kept = _SEEN.get((st.st_dev, st.st_ino))

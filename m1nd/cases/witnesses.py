@@ -29,12 +29,12 @@ from dataclasses import dataclass
 import orjson
 
 from m1nd.boxes import Box, refusal
-from m1nd.chunks import region_hashes
+from m1nd.chunks import region_hashes, settled
 from m1nd.cases.overlay import Witness
 from m1nd.cases.witnessscan import ESCALATION, WITNESS, Looked, _scan
 from m1nd.fsutil import open_regular
 from m1nd.readmodel import store
-from m1nd.readmodel.update import RACY_NS, path_key
+from m1nd.readmodel.update import path_key
 from m1nd.run import Run
 
 # meta: the next escalation step must decide even if it finds nothing new (a look
@@ -86,7 +86,7 @@ def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = N
             # As the read model does: a stat is trusted only when everything was read and
             # it is not so fresh that a same-size rewrite in the same tick could hide.
             mtime = after.st_mtime_ns if after.st_size == st.st_size else -1
-            if mtime >= time.time_ns() - RACY_NS:
+            if mtime >= 0 and not settled(mtime, time.time_ns()):
                 mtime = -2
             con.execute("INSERT OR REPLACE INTO case_files VALUES (?,?,?,?,?,?,?)",
                         (key, st.st_dev, st.st_ino, st.st_size, mtime, offset, orjson.dumps(hashes).decode()))

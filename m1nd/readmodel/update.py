@@ -23,12 +23,11 @@ from dataclasses import dataclass
 
 import orjson
 
-from m1nd.chunks import region_hashes
+from m1nd.chunks import region_hashes, settled
 from m1nd.fates import is_receipt_class
 from m1nd.letters import iter_raw, load
 from m1nd.readmodel.rows import INSERT_LETTER, letter_row
 
-RACY_NS = 2_000_000_000  # a file changed this recently is checked again next time
 CHUNK_LINES = 50_000  # lines per transaction of a large read
 BATCH = 900  # lines per batch (SQLite's default limit on bound parameters is higher)
 CONFLICT_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ")
@@ -188,10 +187,11 @@ def _index(con, row: FileRow, fd: int, st, gen: int, removed: _Removed, secret_c
     # Record the file's stat only when everything up to its end was read:
     # bytes appended while we read must make the next update look again.
     size, mtime = (after.st_size, after.st_mtime_ns) if after.st_size == read_to else (-1, -1)
-    if mtime >= time.time_ns() - RACY_NS:
+    if mtime >= 0 and not settled(mtime, time.time_ns()):
         # Racy: a write in the same clock tick as this read would leave the
         # size and mtime as recorded (a same-size rewrite, say), so a stat
-        # this fresh is not trusted: the next update verifies the content.
+        # this fresh is not trusted: the next update verifies the content
+        # (chunks.settled: the memo of checksums follows the same rule).
         mtime = -2
     _set_row(con, fid, after, offset, lines, hashes, tail, gen, size, mtime)
 
