@@ -471,3 +471,9 @@ def test_the_ledger_index_with_a_short_or_long_tail_since_it_was_built_knows_eve
     assert ledger.tail_lines(paths, covered) >= appended
     ask = first[::97] + later + never
     assert ledger._known(paths, ask) == set(first[::97]) | set(later)
+
+
+def test_until_without_since_is_a_usage_error_for_report_and_prepare_alike(cli):
+    for argv in (("report",), ("report", "prepare")):
+        r = cli(*argv, "--until", "2026-05-01T00:00:00Z")
+        assert r.code == 2 and r.stderr.startswith("m1nd: error: --until needs --since"), (argv, r.stderr)

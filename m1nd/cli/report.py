@@ -202,8 +202,12 @@ def prepare_cmd(
     from m1nd.reports import freeze, store
     from m1nd.reports.runner import nothing_due
 
+    from m1nd.errors import UsageError
+
     o = _opts(ctx, profile=profile, now=now, json=json_out, home=home, spool=spool, roots=roots)
     with reporting(o.get("json", False)):
+        if until is not None and since is None:  # as `m1nd report`: a window has a start
+            raise UsageError("--until needs --since (a manual window)")
         moment = _now(o.get("now"))
         start, end = _time(since, "--since"), _time(until, "--until")
         run, prof = _setup(o.get("home"), o.get("spool"), o.get("roots"), o.get("profile"))
