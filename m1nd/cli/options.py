@@ -24,7 +24,7 @@ Now = Annotated[Optional[str], typer.Option("--now", help="The clock, ISO 8601 (
 NoPager = Annotated[bool, typer.Option("--no-pager", help="Never page the output.")]
 
 # Letter filters: `sweep` and `box` list letters.
-Limit = Annotated[int, typer.Option("--limit", help="Show at most N letters (default 20).", metavar="N", min=0)]
+Limit = Annotated[int, typer.Option("--limit", help="Show at most N letters.", metavar="N", min=0)]
 All = Annotated[bool, typer.Option("--all", help="Show every matching letter.")]
 State = Annotated[Optional[str], typer.Option("--state", help="open (default), in_flight, answered, external or all.", metavar="STATE")]
 Agent = Annotated[Optional[str], typer.Option("--agent", help="Only letters by this agent.", metavar="AGENT")]
@@ -37,7 +37,7 @@ BoxLabel = Annotated[Optional[str], typer.Option("--box", help="Only letters in 
 # Case filters: `m1nd cases` lists fingerprints, not letters, so its --limit, --tool and
 # --state count and match other things than the letter filters of the same names (and
 # --limit 0 shows all, where a letter listing has --all).
-CaseLimit = Annotated[int, typer.Option("--limit", help="Show at most N fingerprints (0: all).", min=0)]
+CaseLimit = Annotated[int, typer.Option("--limit", help="Show at most N fingerprints (0: all).", metavar="N", min=0)]
 CaseTool = Annotated[Optional[str], typer.Option("--tool", help="Only this tool family.", metavar="FAMILY")]
 CaseKind = Annotated[Optional[str], typer.Option("--kind", help="Only this symptom kind.", metavar="KIND")]
 CaseState = Annotated[Optional[str], typer.Option(
@@ -76,7 +76,7 @@ ReportSince = Annotated[Optional[str], typer.Option("--since", help="Manual repo
 ReportUntil = Annotated[Optional[str], typer.Option("--until", help="End of a manual report (default: now).", metavar="TIME")]
 WindowSince = Annotated[Optional[str], typer.Option("--since", metavar="TIME", help="Manual window start.")]
 WindowUntil = Annotated[Optional[str], typer.Option("--until", metavar="TIME", help="Manual window end.")]
-ReportLimit = Annotated[int, typer.Option("--limit", min=0, max=200, help="At most this many (0-200).")]
+ReportLimit = Annotated[int, typer.Option("--limit", min=0, max=200, help="At most N reports (0-200).", metavar="N")]
 
 # Each declaration's default (`...`: required). A command's signature writes it again, as
 # typer wants; tests/test_cli_options.py checks every signature against these.
