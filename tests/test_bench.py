@@ -21,8 +21,12 @@ def test_a_tiny_benchmark_run_prints_every_operation_with_its_ratio(tmp_path):
         "`m1nd hook run post-checkout`, nothing new, 400-letter box",
         "`m1nd hook run post-checkout` after 1 new letter, 400-letter box",
     ] + [f"{read} {when}" for read in ("`m1nd sweep`", "`m1nd box repo-001`", "`m1nd show ID`", "`m1nd doctor`",
-                                  "`m1nd cases`", "`m1nd report --since`")
+                                  "`m1nd cases`", "`m1nd report` (scheduled)")
          for when in ("right after 1 new letter", "right after 20 new letters", "with nothing new")]
+    # the first scheduled report (every letter) comes before its rows; the manual one after them
+    at = per_spool.index("`m1nd report` (scheduled) right after 1 new letter")
+    per_spool[at:at] = ["first `m1nd report` (scheduled), every letter"]
+    per_spool.append("`m1nd report --since` over every letter")
     assert names == [f"{spool}: {row}" for spool in ("plain", "realistic") for row in per_spool] + [
         "`python -c 'import typer'`", "`m1nd --version`",
         "first distribute at N/4 (memory)", "read-model build + v0 document at N/4 (memory)",
@@ -32,3 +36,4 @@ def test_a_tiny_benchmark_run_prints_every_operation_with_its_ratio(tmp_path):
     assert float(ratios["plain: first `m1nd distribute`"]) > 0
     assert float(ratios["realistic: `m1nd sweep` (human, nothing new)"]) > 0
     assert float(ratios["realistic: `m1nd doctor` right after 20 new letters"]) > 0
+    assert float(ratios["realistic: `m1nd report` (scheduled) right after 20 new letters"]) > 0
