@@ -118,10 +118,7 @@ def fold_model(run: Run, model, cache: bool = True, write: bool = True) -> tuple
     if cached is not None and cached[0][:2] == key[:2]:  # the same database and files, new content
         _, old_gen, old_letters, fold = cached
         if old_letters + model.count("l.first_gen > ?", (old_gen,)) == letters:  # it only grew
-            # (through the primary key: a plain `l.first_gen > ?` here makes SQLite walk the
-            # whole id index for the ORDER BY)
-            new = f"l.digest IN (SELECT f.digest FROM letters f WHERE f.first_gen > ?) AND ({WANTED})"
-            for row in model.letters(where=new, args=(old_gen,)):
+            for row in model.letters_since(old_gen, where=WANTED):
                 fold.add(row)
             if write:
                 _save(run, key, gen, letters, fold)

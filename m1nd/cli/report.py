@@ -33,6 +33,13 @@ def _now(now):
     return moment
 
 
+def _window_has_start(since: str | None, until: str | None, what: str) -> None:
+    from m1nd.errors import UsageError
+
+    if until is not None and since is None:
+        raise UsageError(f"--until needs --since ({what})")
+
+
 def _time(value: str | None, flag: str):
     from m1nd.clock import parse_now
     from m1nd.errors import UsageError
@@ -72,12 +79,10 @@ def report(
         ctx.obj = {"profile": profile, "to": to, "now": now, "json": json_out, "home": home, "spool": spool,
                    "roots": roots}
         return
-    from m1nd.errors import UsageError
     from m1nd.reports.runner import run_report
 
     with reporting(json_out):
-        if until is not None and since is None:
-            raise UsageError("--until needs --since (a manual report)")
+        _window_has_start(since, until, "a manual report")
         moment = _now(now)
         start, end = _time(since, "--since"), _time(until, "--until")
         run = open_run(home, spool, roots)
@@ -202,12 +207,9 @@ def prepare_cmd(
     from m1nd.reports import freeze, store
     from m1nd.reports.runner import nothing_due
 
-    from m1nd.errors import UsageError
-
     o = _opts(ctx, profile=profile, now=now, json=json_out, home=home, spool=spool, roots=roots)
     with reporting(o.get("json", False)):
-        if until is not None and since is None:  # as `m1nd report`: a window has a start
-            raise UsageError("--until needs --since (a manual window)")
+        _window_has_start(since, until, "a manual window")
         moment = _now(o.get("now"))
         start, end = _time(since, "--since"), _time(until, "--until")
         run, prof = _setup(o.get("home"), o.get("spool"), o.get("roots"), o.get("profile"))

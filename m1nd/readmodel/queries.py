@@ -14,6 +14,8 @@ from m1nd.fates import ReplyGraph
 from m1nd.readmodel.graph import ModelGraph
 from m1nd.readmodel.rows import COLS as _COLS, COLS_OF_L, LetterRow, Location, Source, row as _row
 
+DIGESTS_PER_QUERY = 500  # SQLite builds before 3.32 allow 999 parameters
+
 
 class Queries:
     """Letters and fates, asked of `self.con` over `self.sources` (readmodel/opening.py)."""
@@ -71,6 +73,19 @@ class Queries:
             for r in rows:
                 yield _row(r)
             size = min(size * 4, 4096)
+
+    def letters_since(self, gen: int, where: str = "", args: tuple = ()) -> Iterator[LetterRow]:
+        """`letters()` first indexed after generation `gen`, found through the first_gen
+        index (a plain `l.first_gen > ?` makes SQLite walk the whole id index for the
+        ORDER BY); `where` narrows them further."""
+        since = "l.digest IN (SELECT f.digest FROM letters f WHERE f.first_gen > ?)"
+        return self.letters(where=f"{since} AND ({where})" if where else since, args=(gen, *args))
+
+    def by_digests(self, digests: list[bytes], missions: bool = False) -> Iterator[LetterRow]:
+        """`letters()` with these digests (raw sha256), DIGESTS_PER_QUERY to a query."""
+        for at in range(0, len(digests), DIGESTS_PER_QUERY):
+            part = tuple(digests[at:at + DIGESTS_PER_QUERY])
+            yield from self.letters(missions=missions, where=f"l.digest IN ({','.join('?' * len(part))})", args=part)
 
     def box_letters(self, source: Source) -> Iterator[tuple[int, LetterRow]]:
         """(line number, letter) of one file in file order, duplicates kept, missions left out."""

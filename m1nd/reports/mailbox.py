@@ -63,15 +63,12 @@ class Union:
     _batch: dict[str, object] = field(default_factory=dict)
 
     def prefetch(self, digests: list[str]) -> None:
-        """Read these letters' rows in one query (freezing asks for a batch of ledger
+        """Read these letters' rows in a query or a few (freezing asks for a batch of ledger
         entries at a time); the previous batch is let go.  A letter the union does
         not list is read on its own when asked for, as before."""
         self._batch = {}
-        if digests:
-            marks = ",".join("?" * len(digests))
-            for row in self.model.letters(missions=True, where=f"l.digest IN ({marks})",
-                                          args=tuple(bytes.fromhex(d) for d in digests)):
-                self._batch[row.digest] = row
+        for row in self.model.by_digests([bytes.fromhex(d) for d in digests], missions=True):
+            self._batch[row.digest] = row
 
     def letter(self, digest: str):
         """The letter's row; the last few asked for are kept (freezing asks for each
@@ -160,11 +157,9 @@ def observe(run: Run, observed_at: str) -> tuple[Union, int]:
         synced = _synced(run, epoch) if model.persistent else 0
         added = 0
         if generation > synced or synced == 0:
-            # since a generation: through the first_gen index (a plain `l.first_gen > ?`
-            # makes SQLite walk the whole id index for the ORDER BY); from none: all of them
-            rows = (model.letters(where="l.digest IN (SELECT f.digest FROM letters f WHERE f.first_gen > ?)",
-                                  args=(synced,)) if synced
-                    else model.letters(where="l.first_gen > ?", args=(synced,)))
+            # from none: all of them, in one walk of the id index (the first_gen index
+            # would sort a million digests first)
+            rows = model.letters_since(synced) if synced else model.letters(where="l.first_gen > ?", args=(0,))
             # in batches: after the state was deleted this offers every letter, and the
             # ledger holds what it is offered in memory
             while True:

@@ -95,18 +95,14 @@ class Found:
 # K; past one block (a first scan, a ledger rebuilt) every letter of the trigger
 # classes is matched once instead, and only its digest and reason are kept.
 BY_DIGEST = 20_000
-_BATCH = 500  # digests per query (SQLite allows 999 parameters on old builds)
 
 
 def _reasons_by_digest(model, entries, classes) -> dict[str, str]:
-    digests = sorted({bytes.fromhex(e.digest) for _, e in entries})
     reasons = {}
-    for at in range(0, len(digests), _BATCH):
-        part = digests[at:at + _BATCH]
-        for row in model.letters(where=f"l.digest IN ({','.join('?' * len(part))})", args=tuple(part)):
-            reason = trigger_of(row, classes)
-            if reason:
-                reasons[row.digest] = reason
+    for row in model.by_digests(sorted({bytes.fromhex(e.digest) for _, e in entries})):
+        reason = trigger_of(row, classes)
+        if reason:
+            reasons[row.digest] = reason
     return reasons
 
 
