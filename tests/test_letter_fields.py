@@ -8,7 +8,15 @@ from m1nd.readmodel.rows import ROW_COLUMNS, LetterRow
 
 
 def test_the_row_holds_the_columns_it_is_read_from_in_their_order():
+    import sqlite3
+
+    from m1nd.readmodel.store import SCHEMA
+
     assert list(LetterRow._fields) == [attribute(c) for c in ROW_COLUMNS]
+    con = sqlite3.connect(":memory:")
+    con.executescript(SCHEMA)
+    table = [r[1] for r in con.execute("PRAGMA table_info(letters)")]
+    assert table[:len(ROW_COLUMNS)] == list(ROW_COLUMNS)  # the table's own columns, in the row's order
 
 
 def test_letter_and_row_share_every_text_attribute_under_one_name():

@@ -1,8 +1,8 @@
 """The rows of the read model's `letters` table: their columns, the row a letter line
 is inserted as (update.py), and the LetterRow a query reads back (ReadModel.letters and the other queries).
 
-The letter's string fields are m1nd.letters.STRING_FIELDS; the column lists below are
-built from it.  `letter_row` and `row` spell each field out (one `get` per field, no
+The letter's string fields are m1nd.letters.TEXT_ATTRIBUTES; LetterRow and the column
+lists below are built from it.  `letter_row` and `row` spell each field out (one `get` per field, no
 loop): they run once per letter of a build, and must follow the lists.
 """
 
@@ -13,7 +13,7 @@ from typing import NamedTuple
 import orjson
 
 from m1nd.boxes import Box
-from m1nd.letters import STRING_FIELDS, TEXT_ATTRIBUTES
+from m1nd.letters import TEXT_ATTRIBUTES
 from m1nd.timefmt import sort_key
 
 SPOOL = "spool"
@@ -36,13 +36,11 @@ class Source(NamedTuple):
         return self.box.root.path if self.box is not None and self.box.root is not None else None
 
 
-def _with_sortkey(fields: tuple) -> tuple:
-    """The string fields (names, or (attribute, type) pairs) with `sortkey` (`ts` in
-    UTC, for sorting: timefmt.sort_key) right after `ts`."""
-    names = [f if isinstance(f, str) else f[0] for f in fields]
-    at = names.index("ts") + 1
-    key = "sortkey" if isinstance(fields[0], str) else ("sortkey", str)
-    return (*fields[:at], key, *fields[at:])
+def _with_sortkey(attributes: tuple) -> tuple:
+    """The letter's (attribute, type) pairs with `sortkey` (`ts` in UTC, for sorting:
+    timefmt.sort_key) right after `ts`."""
+    at = [name for name, _ in attributes].index("ts") + 1
+    return (*attributes[:at], ("sortkey", str), *attributes[at:])
 
 
 class LetterRow(NamedTuple("LetterRowFields", [
@@ -68,7 +66,7 @@ class Location(NamedTuple):
 
 # The columns of `letters` a LetterRow holds, in its order; then those only the
 # update writes (what the queries filter on).
-ROW_COLUMNS = ("digest", "id", *_with_sortkey(STRING_FIELDS), "answers", "kind", *EXTRA)
+ROW_COLUMNS = tuple("class" if name == "klass" else name for name in LetterRow._fields)
 INSERT_COLUMNS = (*ROW_COLUMNS, "mission", "reply", "secret", "first_gen")
 
 COLS = ", ".join(ROW_COLUMNS)
