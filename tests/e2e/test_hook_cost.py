@@ -122,3 +122,31 @@ def test_a_box_a_global_excludes_file_comes_to_ignore_is_filed_by_the_next_switc
         fh.write(".m1nd/inbox.jsonl\n")  # only the global excludes file changes
     notice, _ = switch(a, "main")
     assert set(ids) <= set(box_ids(a)), ("the hook filed the letter into the box git now ignores", notice)
+
+
+def _stamped_blobs(home: Path) -> list[dict]:
+    import marshal
+
+    stamp = marshal.loads((home / "state" / "hook-stamp").read_bytes())
+    return [entry.get("blobs", {}) for entry in stamp.values()]
+
+
+def test_a_box_git_ignores_grown_by_filing_is_counted_and_never_learnt_as_a_blob(a, m1nd_home, spool_path):
+    """A box git's index does not hold is never written by git, so its content is no
+    blob to learn: the switch after letters were filed into it runs in full and counts
+    them, and learns no blob id (hashing a large box costs more than the whole run)."""
+    git(a, "rm", "-q", "--cached", ".m1nd/inbox.jsonl")
+    with (a / ".git" / "info" / "exclude").open("a") as fh:
+        fh.write(".m1nd/inbox.jsonl\n")
+    git(a, "branch", "x")
+    switch(a, "x")
+    switch(a, "main")
+    learnt = [set(blobs) for blobs in _stamped_blobs(m1nd_home)]
+    with box_path(a).open("ab") as fh:
+        fh.write(orjson.dumps(letter("appended where the box lies")) + b"\n")
+    notice, _ = switch(a, "x", NO_TIME)
+    assert "gave up waiting" in notice, "something new: the hook goes to work"
+    notice, _ = switch(a, "main")
+    assert "repo-a has 2 open letters" in notice, notice
+    assert [set(blobs) for blobs in _stamped_blobs(m1nd_home)] == learnt
+    assert answered_at_once(a, "x") == notice, "once the grown box is stamped, nothing new answers at once"
