@@ -190,6 +190,31 @@ def _usage_exit(exc: Exception, args: list[str]) -> None:
     sys.exit(exc.exit_code)
 
 
+# Commands that look at the others (`help` walks the tree); Tab completion needs all.
+_NEEDS_THE_TREE = ("help",)
+
+
+def only_the_invoked(app, args: list[str]):
+    """The app with only the command or group `args` invokes (and the root options).
+
+    Building click's command tree converts every command's signature (about 30 ms for
+    all of them, on every run); a command's own help, options and errors are the same
+    in a tree of one.  Whatever names no command (`--help`, `--version`, a typo) and
+    completion get the whole tree."""
+    import copy
+
+    name = args[0] if args else ""
+    if os.environ.get("_M1ND_COMPLETE") or name in _NEEDS_THE_TREE:
+        return app
+    commands = [c for c in app.registered_commands if c.name == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not commands and not groups:
+        return app
+    pruned = copy.copy(app)
+    pruned.registered_commands, pruned.registered_groups = commands, groups
+    return pruned
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     closed_stdout = _stand_in_streams()
@@ -212,7 +237,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from m1nd.cli.app import app
 
-    command = get_command(app)
+    command = get_command(only_the_invoked(app, args))
     if os.environ.get("_M1ND_COMPLETE"):  # Tab in a shell that sourced `m1nd completion SHELL`
         from typer.completion import completion_init
 
