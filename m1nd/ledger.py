@@ -24,8 +24,8 @@ from typing import Iterable
 from m1nd.errors import M1ndError
 from m1nd.fsutil import lock_for
 from m1nd.ledgerfile import (  # noqa: F401  (the ledger's readers, asked of this module)
-    LEDGER_NAME, _LINE, _LINE_LEN, Entry, _append, _line, _parse_block, _read, first_entry, ledger_path, load,
-    read_from, records_dir, tail_lines)
+    LEDGER_NAME, _LINE, _LINE_LEN, Entry, _append, _line, _parse_block, _read, _tail_digests, first_entry, ledger_path,
+    load, read_from, records_dir, tail_lines)
 from m1nd.paths import Paths, ensure_dir, ensure_home
 
 # -- the membership index (derived, under <home>/state/; deleting it loses nothing) --
@@ -112,9 +112,8 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
         if table is not None:
             table.close()
         return _in_sorted(_rebuild_index(paths), digests)
-    tail, _ = read_from(paths, covered)
-    fresh = {e.digest for _, e in tail}
-    found = {d for d in digests if d in fresh}
+    fresh = _tail_digests(paths, covered)
+    found = {d for d in digests if d.encode() in fresh}
     if table is not None:
         found |= _in_table(table, n, [d for d in digests if d not in found])
         table.close()
