@@ -30,6 +30,15 @@ VERSION = 4  # 2: distribute.json carries a checksum; 3: chunk checksums of the 
 LOCATION = struct.Struct("<IQI")  # pair index, offset, length
 
 
+def _holds(path: str, data: bytes) -> bool:
+    """Whether the file at `path` already holds exactly `data`."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(data) + 1) == data
+    except OSError:
+        return False
+
+
 class StateCorrupt(Exception):
     pass
 
@@ -150,11 +159,20 @@ class Store:
         if state.waiting:  # letters a hook (or git mid-operation) left for a safe filing
             doc["waiting"] = sorted([i, n] for i, n in state.waiting.items())
         doc["sum"] = _checksum(orjson.dumps(doc))
-        atomic_write(self.json, orjson.dumps(doc))
+        data = orjson.dumps(doc)
+        if _holds(self.json, data):  # a run that found nothing new: no write, no fsync
+            return
+        atomic_write(self.json, data)
 
     def append_locations(self, kept: int, records: bytearray) -> None:
         """Append records after the first `kept` (anything beyond is a crashed run's)."""
         ensure_dir(self.dir)
+        if not records and kept:
+            try:
+                if os.stat(self.log).st_size == kept * LOCATION.size:
+                    return  # nothing to append, nothing to cut off
+            except FileNotFoundError:
+                pass
         if kept == 0:
             # A rescan rewrites the log from the start, so the saved cursor stops
             # describing it: remove the cursor first.  A crash from here on then
