@@ -76,3 +76,24 @@ def test_a_ledger_grown_by_another_process_is_read_again(tmp_path):
     ledger.record_seen(paths, [digest(7)], "2026-12-02T00:00:00Z")
     assert ledger._tail_digests(paths, at) == before | {digest(7).hex().encode()}
     assert os.path.getsize(ledger_path(paths)) > at
+
+
+@pytest.mark.parametrize("column,byte", [(40, b"z"), (118, b"X"), (8, b"0")])
+def test_a_tail_line_damaged_in_place_is_refused_not_recorded_again(tmp_path, column, byte):
+    """A line edited without changing its length (a non-hex digest, a broken date, an
+    id that is not the digest's start) is damage: membership fails closed, as every
+    read of the ledger does, rather than taking the letter for new and recording it
+    a second time."""
+    from m1nd.errors import M1ndError
+
+    paths = fresh_ledger(tmp_path, "home", 3, 2)
+    path = ledger_path(paths)
+    lines = open(path, "rb").read().split(b"\n")
+    line = bytearray(lines[4])
+    line[column:column + 1] = byte if line[column:column + 1] != byte else b"e"
+    lines[4] = bytes(line)
+    open(path, "wb").write(b"\n".join(lines))
+    size = os.path.getsize(path)
+    with pytest.raises(M1ndError, match="damaged"):
+        ledger.record_seen(paths, [digest(4), digest(5)], STAMP)
+    assert os.path.getsize(path) == size
