@@ -7,8 +7,8 @@ are kept in `<home>/state/hook-stamp`, per directory and environment; the next
 hook whose files stat the same prints the notice and is done, without importing the
 distribution at all.  When git rewrote a tracked box (a switch between branches whose
 boxes differ), the box is known by its git blob id (one sequential read): a blob seen
-before gives the notice learnt then; a box git's index does not hold is never written by
-git, and is not hashed.  Anything else runs the hook in full.
+before gives the notice learnt then; a large box git's index does not hold is never
+written by git, and is not hashed.  Anything else runs the hook in full.
 
 Only `os` and `marshal` (built in; no pattern compiled, unlike `json`) on the way to an
 answer, and `hashlib` for a rewritten box: this module is the hot path.  A stamp that
@@ -156,7 +156,7 @@ def cached_notice() -> str | None:
     # Only the bound box changed: git rewrote it.  A blob learnt before answers.
     blobs = entry.get("blobs")
     before = _stat(bound_box)
-    if not tracked_by_git(bound_box):
+    if not worth_hashing(bound_box, before):
         _known[bound_box] = (before, None)  # no blob to learn: the full run hashes nothing
         return None
     blob = blob_id(bound_box)
@@ -170,11 +170,21 @@ def cached_notice() -> str | None:
     return seen
 
 
+# A box smaller than this is hashed without asking git: a spawn of git costs more.
+HASH_WITHOUT_ASKING = 1 << 20
+
+
+def worth_hashing(box: str, stat: list[int] | None) -> bool:
+    """Whether to learn this box's blob id: a small box always (no git is spawned for
+    it), a larger one only when git's index holds it."""
+    return stat is None or stat[1] < HASH_WITHOUT_ASKING or tracked_by_git(box)
+
+
 def tracked_by_git(box: str) -> bool:
     """Whether git's index holds the box (True when git cannot tell).  Only a tracked box
     is ever written by git, so only its blob can be one seen before; hashing a box git
     ignores, grown by filing (a 1,000,000-letter box: a fifth of a second), learns
-    nothing.  One `git ls-files`, on the path where the box changed."""
+    nothing.  One `git ls-files`, for a large box that changed."""
     from m1nd.gitops.gitcmd import BOX_REL, git
 
     root = os.path.dirname(os.path.dirname(box))
@@ -195,7 +205,7 @@ def remember(stats: dict[str, list[int] | None], out: str, bound_box: str | None
         known = _known.get(bound_box)
         if known is not None and known[0] == stats[bound_box]:
             blob = known[1]
-        elif not tracked_by_git(bound_box):
+        elif not worth_hashing(bound_box, stats[bound_box]):
             blob = None
         else:
             blob = blob_id(bound_box)

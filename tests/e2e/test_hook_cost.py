@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from m1nd.gitops import hookstamp
 from gitworld import letter, box_ids, box_path, commit_file, consent, git, install_hooks, write_letters
 
 HEAVY = ("m1nd.distribute", "m1nd.readmodel", "m1nd.secret_rules")
@@ -142,11 +143,13 @@ def test_a_box_git_ignores_grown_by_filing_is_counted_and_never_learnt_as_a_blob
     switch(a, "x")
     switch(a, "main")
     learnt = [set(blobs) for blobs in _stamped_blobs(m1nd_home)]
-    with box_path(a).open("ab") as fh:
-        fh.write(orjson.dumps(letter("appended where the box lies")) + b"\n")
+    with box_path(a).open("ab") as fh:  # past the size below which a box is hashed without asking git
+        many = [orjson.dumps(letter(f"appended where the box lies, {n}: " + "x" * 300)) for n in range(3500)]
+        fh.write(b"\n".join(many) + b"\n")
+    assert box_path(a).stat().st_size > hookstamp.HASH_WITHOUT_ASKING
     notice, _ = switch(a, "x", NO_TIME)
     assert "gave up waiting" in notice, "something new: the hook goes to work"
     notice, _ = switch(a, "main")
-    assert "repo-a has 2 open letters" in notice, notice
+    assert "repo-a has 3501 open letters" in notice, notice
     assert [set(blobs) for blobs in _stamped_blobs(m1nd_home)] == learnt
     assert answered_at_once(a, "x") == notice, "once the grown box is stamped, nothing new answers at once"
