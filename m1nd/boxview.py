@@ -127,7 +127,7 @@ def box_json(run: Run, selector: str | None, out, state=None, agent=None, klass=
     chosen = select_box(run, selector)
     own = model is None
     if own:
-        model = open_model(run)
+        model = open_model(run, only=chosen)  # the spool and this box: fates from this box alone
         if notes is not None:
             notes.extend(model.notes)
     try:

@@ -5,10 +5,16 @@ index, the read model, the witnesses) checks that the bytes it indexed are still
 same before it trusts them: the chunk hashes it stored against the file's bytes now.
 CRC-32: this detects changes made under the index, it does not resist forgery, and it
 runs at several GB/s, which matters since it covers every byte filed.
+
+What one process checksummed of a settled file is also kept for the next ones, in
+`<home>/state/chunk-memo` (keep_in): a read right after a distribution that checked
+the grown spool does not read its 365 MB again.  The memo holds only what the rule of
+`settled` lets one process remember, keyed by the file's device, inode, size and mtime.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
 import zlib
 
@@ -25,6 +31,7 @@ def region_hashes(fd: int, offset: int, known: list[str] | None = None, known_of
     reuse = min(known_offset, offset) // CHUNK if known else 0
     hashes = list(known[:reuse]) if known else []
     seen = _seen_chunks(fd)
+    kept = len(seen)
     at = reuse * CHUNK
     while at < offset:
         size = min(CHUNK, offset - at)
@@ -36,6 +43,9 @@ def region_hashes(fd: int, offset: int, known: list[str] | None = None, known_of
             if size == CHUNK and index == len(seen):
                 seen.append(hashes[-1])
         at += size
+    if len(seen) > kept:  # checksums of a settled file this process is the first to take
+        _MEMO.changed.add(_file_key(fd))
+        _MEMO.save()
     return hashes
 
 
@@ -61,6 +71,11 @@ def settled(mtime_ns: int, now_ns: int) -> bool:
     return mtime_ns < now_ns - recent
 
 
+def _file_key(fd: int) -> tuple[int, int]:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
 def _seen_chunks(fd: int) -> list[str]:
     import time
 
@@ -72,5 +87,83 @@ def _seen_chunks(fd: int) -> list[str]:
     if kept is None or kept[0] != state:
         if len(_SEEN) >= 4096:
             _SEEN.clear()
-        kept = _SEEN[(st.st_dev, st.st_ino)] = (state, [])
+        kept = _SEEN[(st.st_dev, st.st_ino)] = (state, _MEMO.known(st.st_dev, st.st_ino, state))
     return kept[1]
+
+
+class _Memo:
+    """The part of _SEEN kept on disk between processes: {(dev, ino): (size, mtime_ns,
+    hashes)} marshalled behind its CRC-32, at most KEEP files.  A memo that cannot be
+    read or written is no memo: every failure here only means reading the bytes."""
+
+    KEEP = 256
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self.entries: dict | None = None  # loaded on first use
+        self.changed: set[tuple[int, int]] = set()  # files whose chunks this process added
+
+    def keep_in(self, state_dir: str | None) -> None:
+        path = os.path.join(state_dir, MEMO_NAME) if state_dir else None
+        if path != self.path:
+            self.path, self.entries = path, None
+            self.changed.clear()
+
+    def _load(self) -> dict:
+        if self.entries is None:
+            self.entries = {}
+            if self.path is not None:
+                try:
+                    with open(self.path, "rb") as fh:
+                        data = fh.read()
+                    if data[:4] == zlib.crc32(data[4:]).to_bytes(4, "big"):
+                        loaded = marshal.loads(data[4:])
+                        if isinstance(loaded, dict):
+                            self.entries = loaded
+                except (OSError, ValueError, EOFError, TypeError):
+                    pass
+        return self.entries
+
+    def known(self, dev: int, ino: int, state: tuple[int, int]) -> list[str]:
+        """The whole chunks kept for the file as it stands (a copy), else []."""
+        if self.path is None:
+            return []
+        entry = self._load().get((dev, ino))
+        try:
+            if entry[0] == state[0] and entry[1] == state[1] and all(type(h) is str for h in entry[2]):
+                return list(entry[2])
+        except (TypeError, IndexError):
+            pass
+        return []
+
+    def save(self) -> None:
+        """Write what _SEEN holds of settled files into the memo (one small file,
+        replaced whole: a process killed mid-write leaves the old one or a temp)."""
+        changed, self.changed = self.changed, set()
+        if self.path is None or not os.path.isdir(os.path.dirname(self.path)):
+            return
+        entries = self._load()
+        for key in changed:
+            kept = _SEEN.get(key)
+            if kept is not None and kept[1]:
+                entries.pop(key, None)
+                entries[key] = (kept[0][0], kept[0][1], list(kept[1]))  # newest last
+        while len(entries) > self.KEEP:
+            del entries[next(iter(entries))]
+        body = marshal.dumps(entries)
+        from m1nd.fsutil import atomic_write
+
+        try:  # a cache: renamed into place, not synced
+            atomic_write(self.path, zlib.crc32(body).to_bytes(4, "big") + body, sync=False)
+        except OSError:
+            pass
+
+
+MEMO_NAME = "chunk-memo"
+_MEMO = _Memo()
+
+
+def keep_in(state_dir: str | None) -> None:
+    """Keep this process's checksums of settled files in `state_dir` (None: nowhere),
+    and use those other processes kept there."""
+    _MEMO.keep_in(state_dir)

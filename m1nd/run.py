@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from m1nd import config, roster
+from m1nd import chunks, config, roster
 from m1nd.boxes import Box, medulla_box, project_box
 from m1nd.errors import M1ndError
 from m1nd.fates import DEFAULT_FOREIGN_MARKERS
@@ -57,4 +57,5 @@ def open_run(
         markers = DEFAULT_FOREIGN_MARKERS
         problems.append(exc.message)
     roots = build_roots(bound, registered, extra_roots or [], paths.home)
+    chunks.keep_in(paths.state)  # checksums of settled files, kept for the next command
     return Run(paths, roots, bound, markers, tuple(problems))

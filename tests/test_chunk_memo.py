@@ -63,3 +63,88 @@ def test_a_rewrite_of_the_same_size_after_the_memo_was_made_is_seen(tmp_path):
     first = _hashes(path)
     path.write_bytes(b"b" * (2 * CHUNK))  # a real rewrite: the file system gives it a new time
     assert _hashes(path) != first
+
+
+# -- kept between processes (<home>/state/chunk-memo) ---------------------------------
+
+MEMO_SCRIPT = """
+import os, sys
+from m1nd import chunks
+chunks.keep_in(sys.argv[1])
+fd = os.open(sys.argv[2], os.O_RDONLY)
+print(",".join(chunks.region_hashes(fd, os.fstat(fd).st_size)))
+"""
+
+
+def _hashes_in_a_new_process(state, path) -> list[str]:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", MEMO_SCRIPT, str(state), str(path)], capture_output=True,
+                          check=True)
+    return done.stdout.decode().strip().split(",")
+
+
+def _settled_file(tmp_path, fill: bytes):
+    path = _file(tmp_path, fill)
+    settled = time.time_ns() - 3_000_000_000 + 123_456
+    os.utime(path, ns=(settled, settled))
+    return path
+
+
+def test_the_next_process_takes_a_settled_files_checksums_from_the_memo_without_reading_it(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    path = _settled_file(tmp_path, b"a")
+    first = _hashes_in_a_new_process(state, path)
+    assert (state / chunks.MEMO_NAME).is_file()
+    _rewrite_keeping_stat(path, b"b")  # only a read would see this: the memo answers
+    assert _hashes_in_a_new_process(state, path) == first
+    os.unlink(state / chunks.MEMO_NAME)
+    assert _hashes_in_a_new_process(state, path) != first  # no memo: the bytes are read
+
+
+def test_a_file_changed_within_the_last_tick_is_never_kept_for_the_next_process(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    path = _file(tmp_path, b"a")  # just written
+    first = _hashes_in_a_new_process(state, path)
+    _rewrite_keeping_stat(path, b"b")
+    assert _hashes_in_a_new_process(state, path) != first
+
+
+def test_a_real_change_after_the_memo_was_kept_is_seen_by_the_next_process(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    path = _settled_file(tmp_path, b"a")
+    first = _hashes_in_a_new_process(state, path)
+    path.write_bytes(b"b" * (2 * CHUNK))  # a new mtime
+    assert _hashes_in_a_new_process(state, path) != first
+    with open(path, "ab") as fh:  # grown: the new size is not the memo's
+        fh.write(b"c" * CHUNK)
+    grown = _hashes_in_a_new_process(state, path)
+    assert len(grown) == 3 and grown[:2] != first
+
+
+def test_a_damaged_memo_is_no_memo(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    path = _settled_file(tmp_path, b"a")
+    first = _hashes_in_a_new_process(state, path)
+    memo = state / chunks.MEMO_NAME
+    good = memo.read_bytes()
+    _rewrite_keeping_stat(path, b"b")
+    for damaged in (b"", good[:7], good[:4] + b"\x00" * (len(good) - 4), b"\xff" * 64,
+                    good[:-1] + bytes([good[-1] ^ 1])):
+        memo.write_bytes(damaged)
+        assert _hashes_in_a_new_process(state, path) != first  # read again, never a crash
+    memo.unlink()
+    memo.mkdir()  # not even a file: read, and nothing written
+    assert _hashes_in_a_new_process(state, path) != first
+
+
+def test_the_memo_writes_nothing_where_there_is_no_state_directory(tmp_path):
+    path = _settled_file(tmp_path, b"a")
+    missing = tmp_path / "no-home" / "state"
+    _hashes_in_a_new_process(missing, path)
+    assert not (tmp_path / "no-home").exists()

@@ -233,7 +233,7 @@ def test_every_view_from_the_model_equals_the_view_from_the_files(tmp_path, monk
     monkeypatch.setenv("COLUMNS", str(data.draw(st.sampled_from([60, 80, 120]))))
     # the reply graph asked one letter at a time, switching to the whole graph after
     # one question, after as many as there are replies, or (default) after 500
-    monkeypatch.setattr(graph, "LOOKUPS", data.draw(st.sampled_from([1, 500])))
+    monkeypatch.setattr(graph, "LOOKUPS", data.draw(st.sampled_from([1, 32, 500])))
     monkeypatch.setattr(graph, "REPLIES_PER_LOOKUP", data.draw(st.sampled_from([1, 1000])))
     # tiny batches and transactions, so that reads commit part of a file as they go
     monkeypatch.setattr(update, "BATCH", data.draw(st.sampled_from([2, 900])))

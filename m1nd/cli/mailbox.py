@@ -262,7 +262,7 @@ def box(
             return
         filters = make_filters(state, agent, klass, tool, since, until)
         chosen = select_box(run, selector)
-        model = open_model(run)
+        model = open_model(run, only=chosen)  # the spool and this box: fates from this box alone
         for note in model.notes:
             output.warn(note)
         from m1nd.readmodel import damage_reported

@@ -4,30 +4,33 @@ A view that shows twenty letters needs the fates of twenty letters, not the whol
 graph: each question is one lookup in the `replies` index (who answers this id,
 and whether as a receipt), within the graph's scope.  After LOOKUPS questions the
 whole graph is loaded once (a document over every letter), so no caller pays a
-lookup per letter of a large mailbox; LOOKUPS grows with the replies, since loading
-the whole graph costs what reading every reply does (a report of a thousand new
-letters in a mailbox of a million asks a thousand questions, not the whole graph).
-Same answers as fates.ReplyGraph.
+lookup per letter of a large mailbox; past LOOKUPS the budget is what loading the
+whole graph costs: the replies of the union, or the lines of one box (a box's graph
+is read from its own copies).  A report of a thousand new letters in a mailbox of a
+million asks a thousand questions, not the whole graph; a box document of two
+thousand letters loads its box's graph after a hundred.  Same answers as
+fates.ReplyGraph.
 """
 
 from __future__ import annotations
 
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, ReplyGraph, tool_is_external
 
-LOOKUPS = 500
+LOOKUPS = 32  # asked before the cost of the whole graph is (a view of twenty letters never asks it)
 REPLIES_PER_LOOKUP = 20  # one lookup costs about what loading twenty replies does
 
 
 class ModelGraph:
-    def __init__(self, model, scope, whole) -> None:
+    def __init__(self, model, scope, whole, whole_cost) -> None:
         self._con = model.con
         self._member = model._member_sql(scope, alias="l")
         self._whole = whole  # () -> ReplyGraph over the same scope
+        self._whole_cost = whole_cost  # () -> rows loading the whole graph reads
         self._graph: ReplyGraph | None = None
         self._facts: dict[str, tuple[bool, bool, list[str]]] = {}
         self.markers = tuple(m.lower() for m in model.run.markers)
         self._external: dict[str, bool] = {}
-        self._lookups = LOOKUPS  # raised once, when reached, by the number of replies
+        self._lookups = LOOKUPS  # set once, when reached, by the whole graph's cost
 
     def whole(self) -> ReplyGraph:
         if self._graph is None:
@@ -49,8 +52,7 @@ class ModelGraph:
             if known is not None:
                 return known
             if len(self._facts) == self._lookups == LOOKUPS:
-                replies = self._con.execute("SELECT count(*) FROM replies").fetchone()[0]
-                self._lookups = max(LOOKUPS, replies // REPLIES_PER_LOOKUP)
+                self._lookups = max(LOOKUPS, self._whole_cost() // REPLIES_PER_LOOKUP)
             if len(self._facts) < self._lookups:
                 member, margs = self._member
                 rows = self._con.execute(

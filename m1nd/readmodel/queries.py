@@ -167,8 +167,36 @@ class Queries:
         (readmodel/graph.py)."""
         key = "lazy:" + self._scope_key(scope)
         if key not in self._graphs:
-            self._graphs[key] = ModelGraph(self, scope, lambda: self._whole_graph(scope))
+            self._graphs[key] = ModelGraph(self, scope, lambda: self._whole_graph(scope),
+                                           lambda: self._graph_cost(scope))
         return self._graphs[key]
+
+    def _graph_cost(self, scope: Source | None) -> int:
+        """Rows that loading the whole reply graph of the scope reads (_replies_in)."""
+        replies, lines = self._reply_sizes(scope)
+        return replies if lines is None else min(replies, lines)
+
+    def _reply_sizes(self, scope: Source | None) -> tuple[int, int | None]:
+        """(replies of the union, lines of the scope's box or None for the union)."""
+        replies = self.con.execute("SELECT count(*) FROM replies").fetchone()[0]
+        if scope is None or scope.fid is None:
+            return replies, None
+        row = self.con.execute("SELECT lines FROM files WHERE fid = ?", (scope.fid,)).fetchone()
+        return replies, row[0] if row else 0
+
+    def _replies_in(self, scope: Source | None):
+        """(id, class, answers) of every distinct reply (not a mission) in the scope.  A
+        box with fewer lines than the union has replies is read from its own copies
+        (work in proportion to the box, not to the mailbox)."""
+        replies, lines = self._reply_sizes(scope)
+        if lines is not None and lines < replies:
+            # CROSS JOIN: the box's copies drive the loop (SQLite keeps that order)
+            return ((lid, klass, answers) for _, lid, klass, answers in self.con.execute(
+                "SELECT DISTINCT l.digest, l.id, l.class, l.answers FROM copies c CROSS JOIN letters l"
+                " ON l.digest = c.digest WHERE c.fid = ? AND l.reply = 1 AND l.mission = 0", (scope.fid,)))
+        member, margs = self._member_sql(scope)
+        return self.con.execute(
+            "SELECT l.id, l.class, l.answers FROM letters l WHERE l.reply = 1 AND l.mission = 0" + member, margs)
 
     def _whole_graph(self, scope: Source | None = None) -> ReplyGraph:
         """The whole reply graph over the union (or one box): derived, cached by content."""
@@ -177,11 +205,8 @@ class Queries:
             return self._graphs[key]
         cached = self._cache_get(key)
         if cached is None:
-            member, margs = self._member_sql(scope)
             closed, picked, answered_by = set(), set(), {}
-            for lid, klass, answers in self.con.execute(
-                    "SELECT l.id, l.class, l.answers FROM letters l WHERE l.reply = 1 AND l.mission = 0" + member,
-                    margs):
+            for lid, klass, answers in self._replies_in(scope):
                 receipt = len(klass) == 6 and klass.isascii() and klass.lower() == "triage"
                 target = closed if receipt else picked
                 for answered in orjson.loads(answers):
