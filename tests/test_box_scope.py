@@ -1,12 +1,13 @@
-"""A box's reads are in proportion to the box: its reply graph is read from its own
+"""Reads in proportion to what they show: a box's reply graph is read from its own
 copies when it has fewer lines than the mailbox has replies (and from the replies
-otherwise, with the same answer), and `m1nd box` brings current the spool and that
-box only."""
+otherwise, with the same answer), `m1nd box` brings current the spool and that box
+only, and a first build tells the coverage ledger its letters a block at a time."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 
 from conftest import write_spool
@@ -89,3 +90,36 @@ def test_m1nd_box_brings_current_the_spool_and_its_own_box_only(spool_path, make
     b = cli("box", "repo-b", "--json")
     assert b.code == 0 and "arrived by git" in b.stdout
     assert indexed_lines(box_b) == before + 1
+
+
+def test_a_first_build_tells_the_ledger_every_letter_once_in_order_a_block_at_a_time(spool_path, m1nd_home, cli,
+                                                                                     monkeypatch):
+    """The read model's first build tells the coverage ledger its letters in blocks (no
+    list of every digest): the ledger holds every letter once, in (id, digest) order,
+    whatever the block size, and a second build adds nothing."""
+    import orjson
+
+    from m1nd.ledgerfile import ledger_path
+    from m1nd.paths import resolve_paths
+    from m1nd.readmodel import opening
+
+    letters = [_letter("repo-x", f"letter {i}") for i in range(23)]
+    write_spool(spool_path, letters + [letters[4], _letter("repo-x", "a mission", kind="mission")])
+
+    def ledger_after_a_build(block: int) -> list[bytes]:
+        monkeypatch.setattr(opening, "FIRST_SEEN_BLOCK", block)
+        for name in ("state", "records"):
+            shutil.rmtree(m1nd_home / name, ignore_errors=True)
+        assert cli("--inbox-sweep", "--no-distribute").code == 0
+        with open(ledger_path(resolve_paths()), "rb") as fh:
+            return fh.read().splitlines()
+
+    whole = ledger_after_a_build(1 << 16)
+    ids = [orjson.loads(line)["id"] for line in whole]
+    assert sorted(ids) == ids and len(set(ids)) == 23 == len(ids)  # missions left out
+    assert ledger_after_a_build(5) == whole
+    assert ledger_after_a_build(1) == whole
+    shutil.rmtree(m1nd_home / "state")
+    assert cli("--inbox-sweep", "--no-distribute").code == 0  # a rebuild: nothing is new to the ledger
+    with open(ledger_path(resolve_paths()), "rb") as fh:
+        assert fh.read().splitlines() == whole

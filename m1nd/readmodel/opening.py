@@ -24,6 +24,7 @@ from m1nd.run import Run
 
 PRELOAD_BYTES = 4 << 20  # spool bytes to index that are worth compiling the secret rules in a thread
 PROGRESS_BYTES = 1 << 20  # a first build reading this much shows a progress bar when stderr is a terminal
+FIRST_SEEN_BLOCK = 1 << 16  # digests told to the coverage ledger at a time
 
 
 class Opening:
@@ -195,13 +196,14 @@ def _record_first_seen(model: Opening) -> None:
 
     try:
         # digests only, in the order of the letters (id, then digest): what the ledger
-        # writes, without building a row per letter of a whole rebuild
+        # writes, a block at a time (a whole rebuild holds no list of every digest)
         marks = ",".join("?" * len(model.gens))
-        seen = [r[0] for r in model.con.execute(
+        cur = model.con.execute(
             f"SELECT digest FROM letters WHERE first_gen IN ({marks}) AND mission = 0 ORDER BY id, digest",
-            model.gens)]
-        if seen:
-            record(model.run.paths, seen, stamp(parse_now()))
+            model.gens)
+        observed = stamp(parse_now())
+        while block := [r[0] for r in cur.fetchmany(FIRST_SEEN_BLOCK)]:
+            record(model.run.paths, block, observed)
     except (OSError, M1ndError) as exc:
         model.notes.append(f"coverage ledger not updated: {getattr(exc, 'message', None) or exc}")
 
