@@ -37,3 +37,15 @@ def test_a_tiny_benchmark_run_prints_every_operation_with_its_ratio(tmp_path):
     assert float(ratios["realistic: `m1nd sweep` (human, nothing new)"]) > 0
     assert float(ratios["realistic: `m1nd doctor` right after 20 new letters"]) > 0
     assert float(ratios["realistic: `m1nd report` (scheduled) right after 20 new letters"]) > 0
+
+
+def test_a_tiny_comparison_of_two_trees_prints_every_read_with_its_ratio(tmp_path):
+    root = str(BENCH.parent.parent)
+    done = subprocess.run([sys.executable, str(BENCH.parent / "compare.py"), "--old", root, "--new", root,
+                           "--workdir", str(tmp_path / "cmp"), "--letters", "300", "--repos", "3",
+                           "--new-letters", "5", "--rounds", "1"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|") for line in done.stdout.splitlines() if line.startswith("| `m1nd ")]
+    assert [r[1].strip() for r in rows] == ["`m1nd sweep`", "`m1nd box repo-001`", "`m1nd show ID`",
+                                           "`m1nd doctor`", "`m1nd cases`"]
+    assert all(float(r[2]) > 0 and float(r[3]) > 0 and float(r[4]) > 0 for r in rows)

@@ -1,0 +1,75 @@
+"""Two releases side by side, in the same hour on the same home: each read right after
+K new letters, as bench/run.py measures it, alternating the code trees.
+
+    python bench/compare.py --old DIR --new DIR --workdir W [--letters 1000000] [--rounds 2]
+
+DIR is a checkout of m1nd (its `m1nd/` package is put first on PYTHONPATH).  The
+machine's speed drifts between runs of bench/run.py (the baseline's read, a disk's
+fsync), so a change is judged here: one home, one spool, and for every read and round
+each tree in turn files K new letters (`m1nd distribute`, its own code) and runs the
+read twice, each after its own K new letters; the second is measured (the first
+brings the read's kept counts to that tree's last read).  Prints the median seconds
+per read and tree, and their ratio.  The home is bench/run.py's layout (50 roots).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import PY, Bench, measure  # noqa: E402
+
+READS = (("sweep",), ("box", "repo-001"), ("show", "ID"), ("doctor",), ("cases",))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="two m1nd trees, the same reads, alternated")
+    ap.add_argument("--old", required=True)
+    ap.add_argument("--new", required=True)
+    ap.add_argument("--workdir", required=True, help="kept: the spool and the home are made once")
+    ap.add_argument("--letters", type=int, default=1_000_000)
+    ap.add_argument("--repos", type=int, default=50)
+    ap.add_argument("--new-letters", type=int, default=1000, help="K")
+    ap.add_argument("--rounds", type=int, default=2)
+    a = ap.parse_args()
+    b = Bench(os.path.abspath(a.workdir), a.letters, a.repos, realistic=True)
+    os.makedirs(b.workdir, exist_ok=True)
+    if not os.path.exists(b.spool):
+        b.generate(a.letters, b.spool, realistic=True)
+        b.fresh()
+        measure(b.m1nd("distribute"), b.env)
+        measure(b.m1nd("sweep"), b.env)  # the read model's first build, with the new tree
+    with open(b.spool, "rb") as fh:
+        import hashlib
+
+        some_id = hashlib.sha256(fh.readline().rstrip(b"\n")).hexdigest()[:12]
+    trees = {"old": os.path.abspath(a.old), "new": os.path.abspath(a.new)}
+    times: dict[tuple[str, str], list[float]] = {}
+    seed = 70_000
+    for read in READS:
+        argv = [some_id if x == "ID" else x for x in read]
+        for _ in range(a.rounds):
+            for name, tree in trees.items():
+                env = dict(b.env, PYTHONPATH=tree)
+                for step in (1, 2):
+                    seed += 1
+                    b.generate(a.new_letters, b.spool, seed=seed, append=True, realistic=True)
+                    measure([PY, "-m", "m1nd", "distribute"], env)
+                    t, _ = measure([PY, "-m", "m1nd", *argv], env, ok=(0, 1))
+                    if step == 2:
+                        times.setdefault((" ".join(read), name), []).append(t)
+    print(f"\nN = {a.letters:,} letters, K = {a.new_letters:,} new letters before each read, "
+          f"{a.rounds} rounds, median seconds\n")
+    print("| read right after K new letters | old | new | new / old |")
+    print("|---|---:|---:|---:|")
+    for read in READS:
+        key = " ".join(read)
+        old, new = (statistics.median(times[(key, n)]) for n in ("old", "new"))
+        print(f"| `m1nd {key}` | {old:.3f} | {new:.3f} | {new / old:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
