@@ -112,16 +112,14 @@ class _Memo:
     def _load(self) -> dict:
         if self.entries is None:
             self.entries = {}
-            if self.path is not None:
+            data = _read_small_regular(self.path) if self.path is not None else None
+            if data is not None and data[:4] == zlib.crc32(data[4:]).to_bytes(4, "big"):
                 try:
-                    with open(self.path, "rb") as fh:
-                        data = fh.read()
-                    if data[:4] == zlib.crc32(data[4:]).to_bytes(4, "big"):
-                        loaded = marshal.loads(data[4:])
-                        if isinstance(loaded, dict):
-                            self.entries = loaded
-                except (OSError, ValueError, EOFError, TypeError):
-                    pass
+                    loaded = marshal.loads(data[4:])
+                except (ValueError, EOFError, TypeError):
+                    loaded = None
+                if isinstance(loaded, dict):
+                    self.entries = loaded
         return self.entries
 
     def known(self, dev: int, ino: int, state: tuple[int, int]) -> list[str]:
@@ -160,7 +158,35 @@ class _Memo:
 
 
 MEMO_NAME = "chunk-memo"
+MEMO_MAX_BYTES = 32 << 20  # 256 files of 100 GB each would fit
 _MEMO = _Memo()
+
+
+def _read_small_regular(path: str) -> bytes | None:
+    """The bytes of a regular file of at most MEMO_MAX_BYTES, else None: a FIFO, a
+    device, a symlink or a huge file in the memo's place is no memo (never a hang)."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MEMO_MAX_BYTES:
+            return None
+        parts, left = [], st.st_size
+        while left > 0:
+            part = os.read(fd, left)
+            if not part:
+                break
+            parts.append(part)
+            left -= len(part)
+        return b"".join(parts)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def keep_in(state_dir: str | None) -> None:

@@ -81,7 +81,7 @@ def _hashes_in_a_new_process(state, path) -> list[str]:
     import sys
 
     done = subprocess.run([sys.executable, "-c", MEMO_SCRIPT, str(state), str(path)], capture_output=True,
-                          check=True)
+                          timeout=60, check=True)
     return done.stdout.decode().strip().split(",")
 
 
@@ -148,3 +148,24 @@ def test_the_memo_writes_nothing_where_there_is_no_state_directory(tmp_path):
     missing = tmp_path / "no-home" / "state"
     _hashes_in_a_new_process(missing, path)
     assert not (tmp_path / "no-home").exists()
+
+
+def test_a_memo_that_is_no_regular_file_is_no_memo_and_never_a_hang(tmp_path):
+    """A FIFO (opening it would wait for a writer), a link to a device that never ends,
+    a file past the size any memo has: each is passed over, and the bytes are read."""
+    state = tmp_path / "state"
+    state.mkdir()
+    path = _settled_file(tmp_path, b"a")
+    first = _hashes_in_a_new_process(state, path)
+    _rewrite_keeping_stat(path, b"b")
+    memo = state / chunks.MEMO_NAME
+    memo.unlink()
+    os.mkfifo(memo)
+    assert _hashes_in_a_new_process(state, path) != first  # subprocess.run's check: it returned
+    os.unlink(memo)
+    os.symlink("/dev/zero", memo)
+    assert _hashes_in_a_new_process(state, path) != first
+    os.unlink(memo)
+    with open(memo, "wb") as fh:
+        fh.truncate(chunks.MEMO_MAX_BYTES + 1)
+    assert _hashes_in_a_new_process(state, path) != first

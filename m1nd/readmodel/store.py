@@ -141,7 +141,8 @@ def _prepare(con: sqlite3.Connection, in_memory: bool) -> None:
     con.execute("PRAGMA synchronous = NORMAL")
     # One checkpoint (and its fsync) per command, at its close, rather than one each time
     # the log passes 4 MB: a read after a thousand new letters writes a transaction per
-    # file it brings current, and a first build a gigabyte.  The log stays under 64 MB.
+    # file it brings current, and a first build a gigabyte.  A commit that leaves more
+    # than 64 MB of log checkpoints it (one transaction may write more before its commit).
     con.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
     con.execute(f"PRAGMA cache_size = -{CACHE_KB}")  # memory stays flat in N
     con.execute("PRAGMA temp_store = FILE")
