@@ -17,6 +17,7 @@ from __future__ import annotations
 import marshal
 import os
 import zlib
+from _thread import allocate_lock
 
 CHUNK = 1 << 18
 
@@ -137,18 +138,19 @@ class _Memo:
     def save(self) -> None:
         """Write what _SEEN holds of settled files into the memo (one small file,
         replaced whole: a process killed mid-write leaves the old one or a temp)."""
-        changed, self.changed = self.changed, set()
-        if self.path is None or not os.path.isdir(os.path.dirname(self.path)):
-            return
-        entries = self._load()
-        for key in changed:
-            kept = _SEEN.get(key)
-            if kept is not None and kept[1]:
-                entries.pop(key, None)
-                entries[key] = (kept[0][0], kept[0][1], list(kept[1]))  # newest last
-        while len(entries) > self.KEEP:
-            del entries[next(iter(entries))]
-        body = marshal.dumps(entries)
+        with _SAVING:  # a server's threads may save at once
+            changed, self.changed = self.changed, set()
+            if self.path is None or not os.path.isdir(os.path.dirname(self.path)):
+                return
+            entries = self._load()
+            for key in changed:
+                kept = _SEEN.get(key)
+                if kept is not None and kept[1]:
+                    entries.pop(key, None)
+                    entries[key] = (kept[0][0], kept[0][1], list(kept[1]))  # newest last
+            while len(entries) > self.KEEP:
+                entries.pop(next(iter(entries)), None)
+            body = marshal.dumps(entries)
         from m1nd.fsutil import atomic_write
 
         try:  # a cache: renamed into place, not synced
@@ -157,6 +159,7 @@ class _Memo:
             pass
 
 
+_SAVING = allocate_lock()
 MEMO_NAME = "chunk-memo"
 MEMO_MAX_BYTES = 32 << 20  # 256 files of 100 GB each would fit
 _MEMO = _Memo()

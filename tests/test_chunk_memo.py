@@ -169,3 +169,36 @@ def test_a_memo_that_is_no_regular_file_is_no_memo_and_never_a_hang(tmp_path):
     with open(memo, "wb") as fh:
         fh.truncate(chunks.MEMO_MAX_BYTES + 1)
     assert _hashes_in_a_new_process(state, path) != first
+
+
+def test_threads_that_save_the_memo_at_once_keep_it_whole_and_within_its_bound(tmp_path, monkeypatch):
+    """`m1nd serve` answers from several threads: their saves of the memo never fail,
+    and the memo stays readable and holds at most KEEP files."""
+    import threading
+
+    state = tmp_path / "state"
+    state.mkdir()
+    monkeypatch.setattr(chunks._Memo, "KEEP", 3)
+    monkeypatch.setattr(chunks, "_SEEN", {(1, i): ((i, i), [f"{i:08x}"]) for i in range(40)})
+    memo = chunks._Memo()
+    memo.keep_in(str(state))
+    failures = []
+
+    def save_often(first: int) -> None:
+        try:
+            for n in range(60):
+                memo.changed.update((1, (first + n) % 40) for _ in range(2))
+                memo.save()
+        except Exception as exc:  # noqa: BLE001 - any failure is the finding
+            failures.append(exc)
+
+    threads = [threading.Thread(target=save_often, args=(k * 5,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    again = chunks._Memo()
+    again.keep_in(str(state))
+    kept = again._load()
+    assert 0 < len(kept) <= 3 and all(len(v) == 3 for v in kept.values())
