@@ -168,28 +168,18 @@ _MEMO = _Memo()
 def _read_small_regular(path: str) -> bytes | None:
     """The bytes of a regular file of at most MEMO_MAX_BYTES, else None: a FIFO, a
     device, a symlink or a huge file in the memo's place is no memo (never a hang)."""
-    import stat
+    from m1nd.fsutil import open_fd
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        fd = open_fd(path, os.O_RDONLY | os.O_NOFOLLOW)  # NotRegular for a FIFO, a device
     except OSError:
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MEMO_MAX_BYTES:
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            data = fh.read(MEMO_MAX_BYTES + 1)
+        except OSError:
             return None
-        parts, left = [], st.st_size
-        while left > 0:
-            part = os.read(fd, left)
-            if not part:
-                break
-            parts.append(part)
-            left -= len(part)
-        return b"".join(parts)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return data if len(data) <= MEMO_MAX_BYTES else None
 
 
 def keep_in(state_dir: str | None) -> None:
