@@ -9,13 +9,16 @@ letters for repositories this machine does not have, replies and external tools.
 letters by their real ids (9 % receipts, 7 % pickups), 8 % projectless, 8 % for
 unknown repositories, 12 % foreign tools, a third with a commit hash or digest, a
 third with an identifier or path, one in nine saying docker, token, auth or key in
-prose, 5 % multi-line snippets.
-The same arguments always give the same bytes.
+prose, 5 % multi-line snippets.  As agents write them, its letters come in time
+order (their clocks a few minutes apart), and letters appended later carry later
+times and answer letters already in the spool.
+The same arguments (and, with --append, the same spool) always give the same bytes.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import hashlib
 import os
 import random
@@ -114,11 +117,58 @@ class Replies:
         return self.rng.choice(pool) if pool else None
 
 
-def realistic_letter(rng: random.Random, n: int, repos: int, roots_dir: str, replies: Replies) -> dict:
+START = datetime.datetime(2026, 1, 1, 0, 5, tzinfo=datetime.timezone.utc)
+SPAN = datetime.timedelta(days=330)  # a first spool's letters spread over this
+APPENDED_EVERY = 30  # seconds between letters appended later (agents writing all day)
+JITTER = 180  # seconds: agents' clocks and their writes are a few minutes apart
+
+
+class Clock:
+    """When each letter was written: in spool order, give or take JITTER."""
+
+    def __init__(self, start: datetime.datetime, step: float) -> None:
+        self.start = start
+        self.step = step
+
+    def stamp(self, rng: random.Random, n: int) -> str:
+        at = self.start + datetime.timedelta(seconds=n * self.step + rng.randrange(-JITTER, JITTER + 1))
+        return at.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def continued(out: str, letters: int, rng: random.Random, replies: Replies) -> Clock:
+    """The clock of a realistic spool, and the letters a reply may answer: after the
+    last letters already in `out` when appending to it (read from its tail), else
+    from START over SPAN."""
+    lines: list[bytes] = []
+    try:
+        with open(out, "rb") as fh:
+            at = max(os.fstat(fh.fileno()).st_size - (4 << 20), 0)
+            fh.seek(at)
+            lines = fh.read().split(b"\n")[1 if at else 0:]  # a cut first line is left out
+    except FileNotFoundError:
+        pass
+    last = None
+    for raw in lines:
+        try:
+            fields = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(fields, dict) or not isinstance(fields.get("repo"), str):
+            continue
+        replies.add((hashlib.sha256(raw).hexdigest()[:12], fields["repo"], fields.get("brain")))
+        ts = fields.get("ts")
+        if isinstance(ts, str) and (last is None or ts > last):
+            last = ts
+    if last is None:
+        return Clock(START, SPAN.total_seconds() / max(letters, 1))
+    begin = datetime.datetime.strptime(last, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+    return Clock(begin + datetime.timedelta(seconds=JITTER + APPENDED_EVERY), APPENDED_EVERY)
+
+
+def realistic_letter(rng: random.Random, n: int, repos: int, roots_dir: str, replies: Replies, clock: Clock) -> dict:
     """One letter of the realistic mix (see the fractions above)."""
     fields: dict = {
-        "ts": f"2026-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T{rng.randrange(24):02d}:"
-              f"{rng.randrange(60):02d}:00Z",
+        "ts": clock.stamp(rng, n),
         "agent": f"agent-{rng.randrange(8)}",
         "class": rng.choice(CLASSES),
     }
@@ -176,11 +226,12 @@ def generate(out: str, letters: int, repos: int, roots_dir: str, seed: int, appe
     rng = random.Random(seed)
     recent: list[str] = []
     replies = Replies(rng)
+    clock = continued(out if append else "", letters, rng, replies) if realistic else None
     with open(out, "ab" if append else "wb") as fh:
         buf = []
         for n in range(letters):
             if realistic:
-                fields = realistic_letter(rng, n, repos, roots_dir, replies)
+                fields = realistic_letter(rng, n, repos, roots_dir, replies, clock)
                 raw = orjson.dumps(fields)
                 replies.add((hashlib.sha256(raw).hexdigest()[:12], fields["repo"], fields.get("brain")))
             else:

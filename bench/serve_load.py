@@ -15,6 +15,7 @@ first build, each box's and letter's first answer), shown apart.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import http.client
 import multiprocessing
@@ -29,7 +30,7 @@ import urllib.parse
 
 import orjson
 
-from generate import Replies, realistic_letter
+from generate import Clock, Replies, realistic_letter
 from run import Bench, measure
 
 ROUTES = ("/", "/api/mailbox", "/api/letters/ID", "/api/health")
@@ -104,13 +105,14 @@ def writer(spool: str, repos: int, roots: str, every: float, recent: list, stop:
     replies = Replies(rng)
     for entry in recent:
         replies.add(entry)
+    clock = Clock(datetime.datetime.now(datetime.timezone.utc), every)
     fd = os.open(spool, os.O_WRONLY | os.O_APPEND)
     try:
         n = 0
         due = time.monotonic()
         while not stop.is_set():
-            fields = realistic_letter(rng, 10_000_000 + n, repos, roots, replies)
-            fields["ts"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            fields = realistic_letter(rng, 10_000_000 + n, repos, roots, replies, clock)
+            fields["ts"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # written now
             raw = orjson.dumps(fields)
             os.write(fd, raw + b"\n")
             replies.add((hashlib.sha256(raw).hexdigest()[:12], fields["repo"], fields.get("brain")))

@@ -22,10 +22,10 @@ import os
 from typing import Iterable
 
 from m1nd.errors import M1ndError
-from m1nd.fsutil import lock_for
+from m1nd.fsutil import lock_for, open_regular
 from m1nd.ledgerfile import (  # noqa: F401  (the ledger's readers, asked of this module)
-    LEDGER_NAME, _LINE, _LINE_LEN, Entry, _append, _line, _parse_block, _read, _tail_digests, first_entry, ledger_path,
-    load, read_from, records_dir, tail_lines)
+    LEDGER_NAME, _LINE, _LINE_LEN, Entry, _append, _line, _parse_block, _read, _tail, _tail_digests, first_entry,
+    ledger_path, load, read_from, records_dir, tail_lines)
 from m1nd.paths import Paths, ensure_dir, ensure_home
 
 # -- the membership index (derived, under <home>/state/; deleting it loses nothing) --
@@ -102,16 +102,23 @@ def _build_sorted_index(paths: Paths, keys: list[bytes], covered: int, last_line
         pass  # a cache: the next reader rebuilds it
 
 
+MERGE_TAIL = 16_384  # ledger lines past the index that are merged into it (each check parses at most about this many)
+
+
 def _known(paths: Paths, digests: list[str]) -> set[str]:
     """Which of these digests the ledger already holds, without reading all of it
     when the index is current: binary search in the sorted index, then the lines
     appended since it was built."""
     covered, table = _open_index(paths)
     n = (len(table) - _HEAD) // 32 if table is not None else 0
-    if not covered or tail_lines(paths, covered) > max(4096, n // 8):  # a long tail is indexed, not held
+    if not covered:
         if table is not None:
             table.close()
         return _in_sorted(_rebuild_index(paths), digests)
+    if tail_lines(paths, covered) > MERGE_TAIL and table is not None and _merge_tail(paths, table, n, covered):
+        table.close()
+        covered, table = _open_index(paths)
+        n = (len(table) - _HEAD) // 32 if table is not None else 0
     fresh = _tail_digests(paths, covered)
     found = {d for d in digests if d.encode() in fresh}
     if table is not None:
@@ -120,6 +127,62 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
     return found
 
 
+def _merge_tail(paths: Paths, table, n: int, covered: int) -> bool:
+    """Write the index again with the ledger's tail past `covered` merged in: the
+    index's runs between the tail's keys are copied as they are (no parse of the
+    ledger, one pass over the index), so the tail a check reads stays short while
+    letters keep arriving.  False when it could not be written (a cache: the tail
+    is then read as it is)."""
+    from bisect import bisect_left
+    from binascii import unhexlify
+
+    from m1nd.fsutil import atomic_write_parts
+
+    fresh, end = _tail(paths, covered)
+    try:
+        with open(ledger_path(paths), "rb") as lf:
+            lf.seek(max(end - _LINE_LEN - 1, 0))
+            last = lf.read(end - max(end - _LINE_LEN - 1, 0))
+    except OSError:
+        return False
+    if not last.endswith(b"\n"):
+        return False
+
+    class View:
+        def __len__(self):
+            return n
+
+        def __getitem__(self, i):
+            return table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
+
+    def parts():
+        out = bytearray(_INDEX_MAGIC + end.to_bytes(8, "little") + _last_line_hash(last))
+        view, at = View(), 0
+        for key in sorted(map(unhexlify, fresh)):
+            # sha256 digests are uniform: a key's place is near its share of the range
+            guess = min(max((int.from_bytes(key[:8], "big") * n) >> 64, at), n)
+            lo, hi = max(guess - 1024, at), min(guess + 1024, n)
+            if lo > at and view[lo - 1] >= key:
+                lo, hi = at, lo
+            elif hi < n and view[hi] < key:
+                lo, hi = hi, n
+            i = bisect_left(view, key, lo, hi)
+            out += table[_HEAD + 32 * at:_HEAD + 32 * i]
+            out += key
+            at = i
+            if len(out) >= 1 << 20:
+                yield bytes(out)
+                out.clear()
+        out += table[_HEAD + 32 * at:]
+        yield bytes(out)
+
+    try:
+        ensure_dir(paths.state)
+        atomic_write_parts(_index_path(paths), parts(), sync=False)
+    except OSError:
+        return False
+    return True
+
 
 def _open_index(paths: Paths):
     """(ledger bytes the index covers, its keys mapped in); (0, None) when there is no
@@ -127,8 +190,10 @@ def _open_index(paths: Paths):
     import mmap
 
     try:
-        fh = open(_index_path(paths), "rb")
+        fh = open_regular(_index_path(paths))  # a FIFO in its place: no index, never a hang
     except OSError:
+        return 0, None
+    if fh is None:
         return 0, None
     covered = 0
     table = None

@@ -154,13 +154,15 @@ def read_from(paths: Paths, offset: int) -> tuple[list[tuple[int, Entry]], int]:
 # checked at C speed, with no object made per line.
 _LINES_RE = re.compile(rb'(?:\{"id":"([0-9a-f]{12})","digest":"\1[0-9a-f]{52}",'
                        rb'"observed_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"\}\n)*+')
-# The digests of the ledger's tail past its index, for the ledger as it stands (one
-# filing asks twice: before taking the ledger's lock and again under it).
-_TAIL: dict[tuple, set[bytes]] = {}
+# The digests of the ledger's tail past its index, and where its whole lines end, for
+# the ledger as it stands (one filing asks twice: before taking the ledger's lock and
+# again under it).
+_TAIL: dict[tuple, tuple[set[bytes], int]] = {}
 
 
-def _tail_digests(paths: Paths, covered: int) -> set[bytes]:
-    """The digests (hex, as bytes) of the ledger lines past `covered`.
+def _tail(paths: Paths, covered: int) -> tuple[set[bytes], int]:
+    """The digests (hex, as bytes) of the ledger lines past `covered`, and the byte
+    offset after the last whole line.
 
     Lines as m1nd writes them all have one length: once every line is checked to be
     one, their digests are sliced out at a fixed place (a tail of 100,000 lines costs
@@ -179,14 +181,20 @@ def _tail_digests(paths: Paths, covered: int) -> set[bytes]:
         data = None
     step = _LINE_LEN + 1
     if data is not None and len(data) % step == 0 and _LINES_RE.fullmatch(data):
-        digests = {data[at + 31:at + 95] for at in range(0, len(data), step)}
+        found = {data[at + 31:at + 95] for at in range(0, len(data), step)}, covered + len(data)
     else:
-        digests = {e.digest.encode() for _, e in read_from(paths, covered)[0]}
+        entries, end = read_from(paths, covered)
+        found = {e.digest.encode() for _, e in entries}, end
         key = None  # not kept: a ledger in an unusual state is read again
     _TAIL.clear()
     if key is not None:
-        _TAIL[key] = digests
-    return digests
+        _TAIL[key] = found
+    return found
+
+
+def _tail_digests(paths: Paths, covered: int) -> set[bytes]:
+    """The digests (hex, as bytes) of the ledger lines past `covered` (see _tail)."""
+    return _tail(paths, covered)[0]
 
 
 def tail_lines(paths: Paths, covered: int) -> int:

@@ -97,3 +97,73 @@ def test_a_tail_line_damaged_in_place_is_refused_not_recorded_again(tmp_path, co
     with pytest.raises(M1ndError, match="damaged"):
         ledger.record_seen(paths, [digest(4), digest(5)], STAMP)
     assert os.path.getsize(path) == size
+
+
+def index_keys(paths) -> tuple[int, bytes]:
+    with open(os.path.join(paths.state, "ledger-index"), "rb") as fh:
+        raw = fh.read()
+    return int.from_bytes(raw[8:16], "little"), raw[48:]
+
+
+@settings(max_examples=25, deadline=None)
+@given(blocks=st.lists(st.lists(st.integers(0, 300), max_size=12), min_size=1, max_size=8),
+       asked=st.lists(st.integers(0, 320), max_size=30))
+def test_a_tail_merged_into_the_index_leaves_it_the_sorted_digests_of_the_ledger(tmp_path_factory, blocks, asked):
+    """Past MERGE_TAIL lines the tail is merged into the sorted index: the index then
+    holds exactly the sorted digests of every line it covers (what a rebuild from the
+    whole ledger writes), and membership answers as a line-by-line read does."""
+    paths = fresh_ledger(tmp_path_factory.mktemp("l"), "home", 5, 0)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(ledger, "MERGE_TAIL", 3)
+        m.setattr(ledger, "_rebuild_index", lambda *a: pytest.fail("read the whole ledger again"))
+        for block in blocks:
+            ledger.record_seen(paths, [digest(n) for n in dict.fromkeys(block)], STAMP)
+            ns = list(dict.fromkeys([*asked, 1000]))  # at least one digest asked: a check
+            written = {e.digest for _, e in read_from(paths, 0)[0]}
+            assert ledger._fresh_of(paths, [digest(n) for n in ns]) == [
+                digest(n) for n in ns if digest(n).hex() not in written]
+            at, keys = index_keys(paths)
+            covered_lines = sorted(bytes.fromhex(e.digest) for end, e in read_from(paths, 0)[0] if end <= at)
+            assert keys == b"".join(covered_lines)
+            assert ledger.tail_lines(paths, at) <= 3  # a longer tail was merged by the check
+
+
+def test_a_long_tail_is_merged_once_and_later_checks_read_only_what_came_after(tmp_path, monkeypatch):
+    paths = fresh_ledger(tmp_path, "home", 50, 0)
+    monkeypatch.setattr(ledger, "MERGE_TAIL", 10)
+
+    def whole_ledger(*args):
+        raise AssertionError("read the whole ledger again")
+    monkeypatch.setattr(ledger, "_rebuild_index", whole_ledger)
+    ledger.record_seen(paths, [digest(n) for n in range(50, 80)], STAMP)  # 30 lines past the index
+    assert covered(paths) < os.path.getsize(ledger_path(paths))
+    assert ledger._fresh_of(paths, [digest(79), digest(500)]) == [digest(500)]
+    assert covered(paths) == os.path.getsize(ledger_path(paths))  # merged: nothing left past the index
+    ledger.record_seen(paths, [digest(n) for n in range(80, 85)], STAMP)  # 5 more: within the tail
+    size_before = covered(paths)
+    assert ledger._fresh_of(paths, [digest(84), digest(3), digest(501)]) == [digest(501)]
+    assert covered(paths) == size_before  # a short tail is read, not merged
+    assert index_keys(paths)[1] == b"".join(sorted(digest(n) for n in range(80)))
+
+
+def test_an_index_that_cannot_be_written_leaves_the_tail_to_be_read(tmp_path, monkeypatch):
+    paths = fresh_ledger(tmp_path, "home", 20, 0)
+    monkeypatch.setattr(ledger, "MERGE_TAIL", 4)
+    ledger.record_seen(paths, [digest(n) for n in range(20, 30)], STAMP)
+    at = covered(paths)
+
+    def refuse(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr("m1nd.fsutil.atomic_write_parts", refuse)
+    assert ledger._fresh_of(paths, [digest(25), digest(9), digest(77)]) == [digest(77)]
+    assert covered(paths) == at
+
+
+def test_a_fifo_in_place_of_the_index_is_no_index_never_a_hang(tmp_path):
+    paths = fresh_ledger(tmp_path, "home", 6, 2)
+    index = os.path.join(paths.state, "ledger-index")
+    os.unlink(index)
+    os.mkfifo(index)
+    assert ledger._fresh_of(paths, [digest(1), digest(7), digest(40)]) == [digest(40)]
+    assert os.path.isfile(index)  # written again from the ledger, in the FIFO's place
+    assert index_keys(paths)[1] == b"".join(sorted(digest(n) for n in range(8)))

@@ -120,6 +120,36 @@ def test_a_read_after_new_letters_and_replies_counts_only_what_is_new(tmp_path, 
     assert kept["union"]["fired_clay"] == 1 and kept["union"]["total"] == 304
 
 
+def test_more_new_letters_than_max_new_are_still_brought_current_while_under_a_quarter_of_the_mailbox(
+        tmp_path, monkeypatch):
+    """Past MAX_NEW new copies, a count is brought current while the new copies are at
+    most a quarter of the files' lines (a read after a day of letters in a large
+    mailbox); past that the whole mailbox is counted again.  Both equal the files."""
+    import orjson
+
+    from m1nd.distribute import distribute
+    from m1nd.readmodel import tally
+
+    world = _world_with_letters(tmp_path, 300)
+    distribute(world.run())
+    kept_counts(world)
+    monkeypatch.setattr(tally, "MAX_NEW", 10)
+    calls = []
+    real_count, real_boxes = ReadModel._count, ReadModel._box_counts_now
+    monkeypatch.setattr(ReadModel, "_count", lambda *a: calls.append("count") or real_count(*a))
+    monkeypatch.setattr(ReadModel, "_box_counts_now", lambda *a: calls.append("boxes") or real_boxes(*a))
+    for many, whole in ((40, False), (600, True)):
+        letters = [orjson.dumps({"ts": "2026-05-03T09:00:00Z", "agent": "agent-b", "class": "bug",
+                                 "repo": ("repo-a", "repo-b")[i % 2], "tool": "seek", "what": f"new {many} {i}"})
+                   for i in range(many)]
+        world.append(world.spool, b"\n".join(letters) + b"\n")
+        distribute(world.run())
+        calls.clear()
+        kept = kept_counts(world)
+        assert bool(calls) == whole, (many, calls)
+        assert kept == counts_from_the_files(world)
+
+
 def test_a_letter_answered_before_it_is_filed_keeps_its_fate_when_the_filing_is_counted(tmp_path):
     import hashlib
 

@@ -12,9 +12,9 @@ Each of those letters is counted again as it stood at `g` and as it stands now (
 copy "stood" at `g` when its generation is not later), and the difference is added.
 So a read after K new letters costs work proportional to K and the replies they
 touch.  A file that lost copies (a rewrite or replacement by git, a deleted box), a
-change of the foreign markers, another set of files, or more new copies than
-MAX_NEW makes the count computed again from the whole mailbox (the caller's
-`full`); it is kept from then on.
+change of the foreign markers, another set of files, or more new copies than both
+MAX_NEW and a quarter of the files' lines makes the count computed again from the
+whole mailbox (the caller's `full`); it is kept from then on.
 
 The state is the same as fates.ReplyGraph.state: external by tool; else answered
 when a receipt in the graph's scope answers the id; else in flight when another
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, tool_is_external
 
-MAX_NEW = 20_000  # new copies past this: one pass over the mailbox is cheaper than a lookup each
+MAX_NEW = 20_000  # new copies past this (and past a quarter of the mailbox): one pass is cheaper than a lookup each
 CHUNK = 900  # bound parameters per statement
 
 def _contribution(state: str, reply: int, misdelivery: bool) -> dict[str, int]:
@@ -68,16 +68,25 @@ def usable(model, base: dict | None, fids: list[int]) -> bool:
     return (row[0] or 0) <= base["gen"]
 
 
-def changed_letters(model, gen: int, fids: list[int]) -> dict[bytes, tuple] | None:
+def _limit(model, fids: list[int]) -> int:
+    """How many new copies are still brought current one by one: MAX_NEW, or a
+    quarter of the files' lines when that is more (a pass over a large mailbox costs
+    more than a lookup for each of a quarter of its copies)."""
+    marks = ",".join("?" * len(fids)) or "NULL"
+    lines = model.con.execute(f"SELECT sum(lines) FROM files WHERE fid IN ({marks})", fids).fetchone()[0]
+    return max(MAX_NEW, (lines or 0) // 4)
+
+
+def changed_letters(model, gen: int, fids: list[int], limit: int = MAX_NEW) -> dict[bytes, tuple] | None:
     """The letters (not missions) whose count may differ from generation `gen`:
-    {digest: (id, tool, reply, class)}; None when there are more new copies than
-    MAX_NEW (or when they cannot be told apart)."""
+    {digest: (id, tool, reply, class)}; None when there are more than `limit` new
+    copies."""
     con = model.con
     marks = ",".join("?" * len(fids)) or "NULL"
     new = [r[0] for r in con.execute(
         f"SELECT DISTINCT digest FROM copies INDEXED BY copies_gen WHERE gen > ? AND fid IN ({marks}) LIMIT ?",
-        [gen, *fids, MAX_NEW + 1])]
-    if len(new) > MAX_NEW:
+        [gen, *fids, limit + 1])]
+    if len(new) > limit:
         return None
     targets: set[str] = set()
     for part in _chunks(new):
@@ -96,11 +105,14 @@ def changed_letters(model, gen: int, fids: list[int]) -> dict[bytes, tuple] | No
 
 
 def _copies_of(con, digests: list[bytes], fids: list[int]) -> dict[bytes, list[tuple[int, int]]]:
+    """Each digest's copies in the files `fids`: (fid, generation)."""
     out: dict[bytes, list[tuple[int, int]]] = {d: [] for d in digests}
     marks = ",".join("?" * len(fids)) or "NULL"
     for part in _chunks(digests):
+        # `+fid`: one probe of the (digest, fid) index per digest, its few copies then
+        # filtered, rather than a probe for every pair of digest and file
         for digest, fid, gen in con.execute(
-                f"SELECT digest, fid, gen FROM copies INDEXED BY copies_digest WHERE fid IN ({marks})"
+                f"SELECT digest, fid, gen FROM copies INDEXED BY copies_digest WHERE +fid IN ({marks})"
                 f" AND digest IN ({','.join('?' * len(part))})",
                 [*fids, *part]):
             out[digest].append((fid, gen))
@@ -140,7 +152,7 @@ def brought_current(model, base: dict, scopes: dict[str, Scope], graph_scope: Sc
     `base["gen"]` to now, or None when that is not worth it (see MAX_NEW).
     `graph_scope` None: each scope's fates come from that scope alone."""
     gen = base["gen"]
-    rows = changed_letters(model, gen, fids)
+    rows = changed_letters(model, gen, fids, _limit(model, fids))
     if rows is None:
         return None
     value = {name: dict(counts) for name, counts in base["value"].items()}
@@ -150,15 +162,30 @@ def brought_current(model, base: dict, scopes: dict[str, Scope], graph_scope: Sc
     ids = {r[0] for r in rows.values()}
     fates = {name: Fates(model, ids, graph_scope or scope, gen, fids)
              for name, scope in (scopes.items() if graph_scope is None else [("", graph_scope)])}
-    markers, known = tuple(m.lower() for m in model.run.markers), {}
+    # a letter counts only in the scopes that hold one of its files: the sweep's table
+    # has a scope per box, and a letter sits in one or two of them
+    scopes_of: dict[int, list[str]] = {}
     for name, scope in scopes.items():
-        fate = fates["" if graph_scope is not None else name]
-        counts = value[name]
-        for digest, (lid, tool, reply, klass) in rows.items():
-            ext = tool_is_external(tool, markers, known)
-            mis = klass == "memory_misdelivery"
+        for fid in scope.fids:
+            scopes_of.setdefault(fid, []).append(name)
+    markers, known = tuple(m.lower() for m in model.run.markers), {}
+    states: dict[tuple, str] = {}  # (fates' name, id, now): one state per letter and moment
+    for digest, (lid, tool, reply, klass) in rows.items():
+        held = copies[digest]
+        names = {name for fid, _ in held for name in scopes_of.get(fid, ())}
+        if not names:
+            continue
+        ext = tool_is_external(tool, markers, known)
+        mis = klass == "memory_misdelivery"
+        for name in names:
+            scope, which = scopes[name], ("" if graph_scope is not None else name)
+            counts = value[name]
             for now, sign in ((False, -1), (True, 1)):
-                if scope.holds(copies[digest], None if now else gen):
-                    for field, n in _contribution(fate.state(lid, ext, now), reply, mis).items():
-                        counts[field] += sign * n
+                if not scope.holds(held, None if now else gen):
+                    continue
+                state = states.get((which, lid, now))
+                if state is None:
+                    state = states[(which, lid, now)] = fates[which].state(lid, ext, now)
+                for field, n in _contribution(state, reply, mis).items():
+                    counts[field] += sign * n
     return value
