@@ -11,9 +11,9 @@ never taken as absent.  The one exception is an unterminated last line, which is
 append cut short by a crash (nothing was recorded by it): readers skip it and the next
 writer, holding the lock, cuts it off before appending.
 
-The file's format, its readers and its append are ledgerfile.py's (each name is also
-asked of this module); recording, and the membership index that answers which letters
-are known without reading the whole ledger, are here.
+The file's format, its readers and its append are ledgerfile.py's, the membership
+index that answers which letters are known without reading the whole ledger is
+ledgerindex.py's (each name is also asked of this module); recording is here.
 """
 
 from __future__ import annotations
@@ -21,243 +21,13 @@ from __future__ import annotations
 import os
 from typing import Iterable
 
-from m1nd.errors import M1ndError
-from m1nd.fsutil import lock_for, open_regular
+from m1nd.fsutil import lock_for
 from m1nd.ledgerfile import (  # noqa: F401  (the ledger's readers, asked of this module)
     LEDGER_NAME, _LINE, _LINE_LEN, Entry, _append, _line, _parse_block, _read, _tail, _tail_digests, first_entry,
     ledger_path, load, read_from, records_dir, tail_lines)
+from m1nd.ledgerindex import (  # noqa: F401  (the membership index, asked of this module)
+    MERGE_TAIL, SEEN_BLOCK, _HEAD, _build_sorted_index, _known, _open_index)
 from m1nd.paths import Paths, ensure_dir, ensure_home
-
-# -- the membership index (derived, under <home>/state/; deleting it loses nothing) --
-
-_INDEX_MAGIC = b"M1NDLIX1"
-_HEAD = 8 + 8 + 32  # magic, covered length, sha256 of the last indexed line
-
-
-def _index_path(paths: Paths) -> str:
-    return os.path.join(paths.state, "ledger-index")
-
-
-def _last_line_hash(data_end: bytes) -> bytes:
-    import hashlib
-
-    return hashlib.sha256(data_end).digest()
-
-
-_REBUILD_CHUNK = 1 << 23  # bytes of ledger parsed at a time when the index is rebuilt
-
-
-def _rebuild_index(paths: Paths) -> list[bytes]:
-    """Write the membership index from the whole ledger and return its sorted keys.
-
-    The ledger is parsed a chunk at a time and only each entry's digest (32 bytes) is
-    kept, so a million-entry ledger costs tens of MB, not a dict of entries.  A chunk
-    that fails to parse is parsed again with everything before it, for the error's
-    true line number (fails closed, as every read of the ledger does)."""
-    path = ledger_path(paths)
-    keys: list[bytes] = []
-    end = 0
-    try:
-        with open(path, "rb") as fh:
-            carry = b""
-            while True:
-                chunk = fh.read(_REBUILD_CHUNK)
-                data = carry + chunk
-                whole = data.rfind(b"\n") + 1
-                if whole:
-                    try:
-                        block = _parse_block(data[:whole], path, end)
-                    except M1ndError:
-                        _read(path)  # raises with the line number counted from the start
-                        raise
-                    keys.extend(bytes.fromhex(e.digest) for _, e in block)
-                    end += whole
-                    del block
-                carry = data[whole:]
-                if not chunk:
-                    break
-            fh.seek(max(end - _LINE_LEN - 1, 0))
-            last = fh.read(end - max(end - _LINE_LEN - 1, 0))
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise M1ndError(f"cannot read the coverage ledger {path}: {exc.strerror}") from None
-    keys.sort()
-    if keys:
-        _build_sorted_index(paths, keys, end, last)
-    return keys
-
-
-def _build_sorted_index(paths: Paths, keys: list[bytes], covered: int, last_line: bytes) -> None:
-    from itertools import chain
-
-    from m1nd.fsutil import atomic_write_parts
-
-    head = _INDEX_MAGIC + covered.to_bytes(8, "little") + _last_line_hash(last_line)
-    parts = chain((head,), (b"".join(keys[at:at + SEEN_BLOCK]) for at in range(0, len(keys), SEEN_BLOCK)))
-    try:
-        ensure_dir(paths.state)
-        atomic_write_parts(_index_path(paths), parts, sync=False)
-    except OSError:
-        pass  # a cache: the next reader rebuilds it
-
-
-MERGE_TAIL = 16_384  # ledger lines past the index that are merged into it (each check parses at most about this many)
-
-
-def _known(paths: Paths, digests: list[str]) -> set[str]:
-    """Which of these digests the ledger already holds, without reading all of it
-    when the index is current: binary search in the sorted index, then the lines
-    appended since it was built."""
-    covered, table = _open_index(paths)
-    n = (len(table) - _HEAD) // 32 if table is not None else 0
-    if not covered:
-        if table is not None:
-            table.close()
-        return _in_sorted(_rebuild_index(paths), digests)
-    if tail_lines(paths, covered) > MERGE_TAIL and table is not None and _merge_tail(paths, table, n, covered):
-        table.close()
-        covered, table = _open_index(paths)
-        n = (len(table) - _HEAD) // 32 if table is not None else 0
-    fresh = _tail_digests(paths, covered)
-    found = {d for d in digests if d.encode() in fresh}
-    if table is not None:
-        found |= _in_table(table, n, [d for d in digests if d not in found])
-        table.close()
-    return found
-
-
-def _merge_tail(paths: Paths, table, n: int, covered: int) -> bool:
-    """Write the index again with the ledger's tail past `covered` merged in: the
-    index's runs between the tail's keys are copied as they are (no parse of the
-    ledger, one pass over the index), so the tail a check reads stays short while
-    letters keep arriving.  False when it could not be written (a cache: the tail
-    is then read as it is)."""
-    from bisect import bisect_left
-    from binascii import unhexlify
-
-    from m1nd.fsutil import atomic_write_parts
-
-    fresh, end = _tail(paths, covered)
-    try:
-        with open(ledger_path(paths), "rb") as lf:
-            lf.seek(max(end - _LINE_LEN - 1, 0))
-            last = lf.read(end - max(end - _LINE_LEN - 1, 0))
-    except OSError:
-        return False
-    if not last.endswith(b"\n"):
-        return False
-
-    class View:
-        def __len__(self):
-            return n
-
-        def __getitem__(self, i):
-            return table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
-
-    def parts():
-        out = bytearray(_INDEX_MAGIC + end.to_bytes(8, "little") + _last_line_hash(last))
-        view, at = View(), 0
-        for key in sorted(map(unhexlify, fresh)):
-            # sha256 digests are uniform: a key's place is near its share of the range
-            guess = min(max((int.from_bytes(key[:8], "big") * n) >> 64, at), n)
-            lo, hi = max(guess - 1024, at), min(guess + 1024, n)
-            if lo > at and view[lo - 1] >= key:
-                lo, hi = at, lo
-            elif hi < n and view[hi] < key:
-                lo, hi = hi, n
-            i = bisect_left(view, key, lo, hi)
-            out += table[_HEAD + 32 * at:_HEAD + 32 * i]
-            out += key
-            at = i
-            if len(out) >= 1 << 20:
-                yield bytes(out)
-                out.clear()
-        out += table[_HEAD + 32 * at:]
-        yield bytes(out)
-
-    try:
-        ensure_dir(paths.state)
-        atomic_write_parts(_index_path(paths), parts(), sync=False)
-    except OSError:
-        return False
-    return True
-
-
-def _open_index(paths: Paths):
-    """(ledger bytes the index covers, its keys mapped in); (0, None) when there is no
-    index, or it is not the current ledger's (that is then read whole)."""
-    import mmap
-
-    try:
-        fh = open_regular(_index_path(paths))  # a FIFO in its place: no index, never a hang
-    except OSError:
-        return 0, None
-    if fh is None:
-        return 0, None
-    covered = 0
-    table = None
-    with fh:
-        head = fh.read(_HEAD)
-        size = os.fstat(fh.fileno()).st_size
-        if head[:8] == _INDEX_MAGIC and (size - _HEAD) % 32 == 0 and len(head) == _HEAD:
-            covered = int.from_bytes(head[8:16], "little")
-            try:
-                with open(ledger_path(paths), "rb") as lf:
-                    lf.seek(max(covered - _LINE_LEN - 1, 0))
-                    before = lf.read(covered - max(covered - _LINE_LEN - 1, 0))
-            except OSError:
-                before = b""
-            if covered and (not before.endswith(b"\n") or _last_line_hash(before) != head[16:48]):
-                covered = 0  # the ledger is not the one indexed: read it whole
-            elif covered and size > _HEAD:
-                table = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    return covered, table
-
-
-def _in_sorted(keys: list[bytes], digests: list[str]) -> set[str]:
-    """Those of these digests among the sorted keys."""
-    from bisect import bisect_left
-
-    found = set()
-    for d in digests:
-        key = bytes.fromhex(d)
-        i = bisect_left(keys, key)
-        if i < len(keys) and keys[i] == key:
-            found.add(d)
-    return found
-
-
-def _in_table(table, n: int, digests: list[str]) -> set[str]:
-    """Those of these digests among the `n` sorted keys of the mapped index."""
-    from bisect import bisect_left, bisect_right
-
-    class View:
-        def __len__(self):
-            return n
-
-        def __getitem__(self, i):
-            return table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
-
-    found: set[str] = set()
-    view = View()
-    pending = sorted(bytes.fromhex(d) for d in digests)
-    if pending:
-        lo, hi = bisect_left(view, pending[0]), bisect_right(view, pending[-1])
-        if hi - lo <= 32 * len(pending):
-            # many keys in a narrow stretch (a block of sorted keys, _known_of): that
-            # stretch as a list, searched at C speed, costs one slice per entry
-            stretch = [table[_HEAD + 32 * i:_HEAD + 32 * i + 32] for i in range(lo, hi)]
-            for key in pending:
-                i = bisect_left(stretch, key)
-                if i < len(stretch) and stretch[i] == key:
-                    found.add(key.hex())
-        else:
-            for key in pending:
-                i = bisect_left(view, key, lo, hi)
-                if i < n and view[i] == key:
-                    found.add(key.hex())
-    return found
 
 
 def record(paths: Paths, letters: Iterable[tuple[str, str]], observed_at: str,
@@ -297,7 +67,6 @@ def record(paths: Paths, letters: Iterable[tuple[str, str]], observed_at: str,
         return added
 
 
-SEEN_BLOCK = 1 << 13  # entries per write (and per membership check) when a filing records what it read
 
 
 def _known_of(paths: Paths, digests: list[bytes]) -> set[bytes]:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from m1nd import ledger
+from m1nd import ledger, ledgerindex
 from m1nd.ledgerfile import ledger_path, read_from
 from m1nd.paths import resolve_paths
 
@@ -114,8 +114,8 @@ def test_a_tail_merged_into_the_index_leaves_it_the_sorted_digests_of_the_ledger
     whole ledger writes), and membership answers as a line-by-line read does."""
     paths = fresh_ledger(tmp_path_factory.mktemp("l"), "home", 5, 0)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(ledger, "MERGE_TAIL", 3)
-        m.setattr(ledger, "_rebuild_index", lambda *a: pytest.fail("read the whole ledger again"))
+        m.setattr(ledgerindex, "MERGE_TAIL", 3)
+        m.setattr(ledgerindex, "_rebuild_index", lambda *a: pytest.fail("read the whole ledger again"))
         for block in blocks:
             ledger.record_seen(paths, [digest(n) for n in dict.fromkeys(block)], STAMP)
             ns = list(dict.fromkeys([*asked, 1000]))  # at least one digest asked: a check
@@ -130,11 +130,11 @@ def test_a_tail_merged_into_the_index_leaves_it_the_sorted_digests_of_the_ledger
 
 def test_a_long_tail_is_merged_once_and_later_checks_read_only_what_came_after(tmp_path, monkeypatch):
     paths = fresh_ledger(tmp_path, "home", 50, 0)
-    monkeypatch.setattr(ledger, "MERGE_TAIL", 10)
+    monkeypatch.setattr(ledgerindex, "MERGE_TAIL", 10)
 
     def whole_ledger(*args):
         raise AssertionError("read the whole ledger again")
-    monkeypatch.setattr(ledger, "_rebuild_index", whole_ledger)
+    monkeypatch.setattr(ledgerindex, "_rebuild_index", whole_ledger)
     ledger.record_seen(paths, [digest(n) for n in range(50, 80)], STAMP)  # 30 lines past the index
     assert covered(paths) < os.path.getsize(ledger_path(paths))
     assert ledger._fresh_of(paths, [digest(79), digest(500)]) == [digest(500)]
@@ -148,7 +148,7 @@ def test_a_long_tail_is_merged_once_and_later_checks_read_only_what_came_after(t
 
 def test_an_index_that_cannot_be_written_leaves_the_tail_to_be_read(tmp_path, monkeypatch):
     paths = fresh_ledger(tmp_path, "home", 20, 0)
-    monkeypatch.setattr(ledger, "MERGE_TAIL", 4)
+    monkeypatch.setattr(ledgerindex, "MERGE_TAIL", 4)
     ledger.record_seen(paths, [digest(n) for n in range(20, 30)], STAMP)
     at = covered(paths)
 

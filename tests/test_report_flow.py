@@ -426,11 +426,11 @@ def test_the_ledger_index_finds_exactly_the_digests_it_holds_however_many_are_as
 def test_the_ledger_index_rebuilt_chunk_by_chunk_knows_every_entry_and_fails_closed_at_the_true_line(monkeypatch):
     import shutil
 
-    from m1nd import ledger
+    from m1nd import ledger, ledgerindex
     from m1nd.errors import M1ndError
     from m1nd.paths import resolve_paths
 
-    monkeypatch.setattr(ledger, "_REBUILD_CHUNK", 1000)  # several chunks, cut inside lines
+    monkeypatch.setattr(ledgerindex, "_REBUILD_CHUNK", 1000)  # several chunks, cut inside lines
     paths = resolve_paths()
     entries = [(f"{i:012x}", f"{i:012x}" + "c" * 52) for i in range(300)]
     assert len(ledger.record(paths, entries, "2026-05-01T00:00:00Z", create_home=True)) == 300
