@@ -11,10 +11,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -159,3 +161,83 @@ def test_a_page_cut_short_is_refused_as_before(cli, tmp_path, spool_path):
         assert "does not match its digest" in exc.message or "is missing" in exc.message
     else:
         raise AssertionError("a page cut short was taken")
+
+
+def _as_frozen_before_triggers_file(paths, frozen, run_id: str):
+    """The same run as a release before triggers.jsonl froze it: the triggers a list in
+    the head, no file, the manifest's digests made again."""
+    from m1nd.reports.records import canonical, run_dir, sha256
+    from m1nd.reports.runs import report_digest
+
+    old = run_dir(paths, run_id)
+    shutil.copytree(frozen.dir, old)
+    os.unlink(os.path.join(old, store.TRIGGERS))
+    update = {k: v for k, v in frozen.head["update"].items() if k != "triggers_digest"}
+    head = dict(frozen.head, run_id=run_id, update=dict(update, triggers=list(frozen.iter_triggers())))
+    head_bytes = canonical(head)
+    with open(os.path.join(old, "head.json"), "wb") as fh:
+        fh.write(head_bytes)
+    manifest = dict(frozen.manifest, run_id=run_id, head=sha256(head_bytes),
+                    digest=report_digest(sha256(head_bytes), frozen.manifest["pages"]))
+    with open(os.path.join(old, "manifest.json"), "wb") as fh:
+        fh.write(canonical(manifest))
+    return store.load_frozen(paths, run_id)
+
+
+def test_an_updates_triggers_are_frozen_beside_the_head_and_render_as_when_the_head_held_them(
+        cli, tmp_path, spool_path):
+    """A first report may have a trigger for every letter of its period: they are
+    written to triggers.jsonl (the head names their count and digest) and streamed into
+    each document, never held whole.  A run frozen with its triggers in its head (an
+    earlier release) still loads, and renders the same documents but for its digest."""
+    paths, frozen = _frozen(tmp_path, spool_path)
+    triggers = list(frozen.iter_triggers())
+    assert frozen.trigger_count == len(triggers) > 0
+    head = orjson.loads(open(os.path.join(frozen.dir, "head.json"), "rb").read())
+    assert head["update"]["triggers"] == len(triggers) and len(head["update"]["triggers_digest"]) == 64
+    lines = open(os.path.join(frozen.dir, store.TRIGGERS), "rb").read().splitlines()
+    assert lines == [store.canonical(t) for t in triggers]
+    got = render.json_doc(frozen)
+    doc = orjson.loads(got)
+    assert doc["update"] == {"after": head["update"]["after"], "before": head["update"]["before"],
+                             "triggers": triggers}
+    assert got == jsonout.dumps(doc)  # streamed in at the indentation the whole would give them
+
+    old = _as_frozen_before_triggers_file(paths, frozen, frozen.run_id + "-o")
+    assert old.trigger_count == len(triggers) and list(old.iter_triggers()) == triggers
+    for name, data in artifacts(frozen).items():
+        before = artifacts(old)[name.replace(frozen.run_id, old.run_id)]
+        md_new = hashlib.sha256(artifacts(frozen)[f"{frozen.run_id}.md"]).hexdigest()
+        md_old = hashlib.sha256(artifacts(old)[f"{old.run_id}.md"]).hexdigest()
+        same = (data.replace(frozen.run_id.encode(), b"RUN").replace(frozen.digest.encode(), b"DIGEST")
+                .replace(md_new.encode(), b"MD"))
+        assert same == (before.replace(old.run_id.encode(), b"RUN").replace(old.digest.encode(), b"DIGEST")
+                        .replace(md_old.encode(), b"MD")), name
+
+
+@pytest.mark.parametrize("damage", ["a byte changed", "a line more", "a line less", "missing", "count changed"])
+def test_a_triggers_file_that_does_not_match_its_head_is_refused(cli, tmp_path, spool_path, damage):
+    paths, frozen = _frozen(tmp_path, spool_path)
+    path = os.path.join(frozen.dir, store.TRIGGERS)
+    data = open(path, "rb").read()
+    if damage == "missing":
+        os.unlink(path)
+    elif damage == "count changed":  # a head edited to say so fails its own digest first
+        head_path = os.path.join(frozen.dir, "head.json")
+        head = orjson.loads(open(head_path, "rb").read())
+        head["update"]["triggers"] += 1
+        open(head_path, "wb").write(store.canonical(head))
+    else:
+        lines = data.splitlines(keepends=True)
+        if damage == "a byte changed":
+            lines[0] = lines[0].replace(b'"id":"', b'"id":"0', 1)
+        elif damage == "a line more":
+            lines.append(lines[0])
+        else:
+            lines = lines[:-1]
+        open(path, "wb").write(b"".join(lines))
+    with pytest.raises(store.Tampered) as caught:
+        store.load_frozen(paths, frozen.run_id)
+    assert "refusing to go on" in caught.value.message
+    r = cli("report", "render", frozen.run_id, "--format", "md")
+    assert r.code != 0 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -24,7 +24,7 @@ from m1nd.paths import Paths
 from m1nd.reports import store, updates
 from m1nd.reports.faults import crash
 from m1nd.reports.head import head as _head
-from m1nd.reports.itemize import counts, itemize_period, trigger_entries
+from m1nd.reports.itemize import counts, itemize_period, trigger_entries, trigger_spill
 from m1nd.reports.mailbox import WAITING, Union, observe
 from m1nd.reports.period import (  # noqa: F401  (due and profile_boxes are asked of this module)
     BOOTSTRAP, MANUAL, SCHEDULED, UPDATE, classify, due, parse_stamp, profile_boxes, run_id_for)
@@ -144,22 +144,24 @@ def _freeze(run: Run, profile: Profile, state: store.State, union: Union, boxes:
     period = itemize_period(run, paths, union, state, kind, bootstrap, start_s, end_s, boxes, PAGE_SIZE)
     spill = period.spill
     classification = MANUAL if kind == MANUAL else classify(start, end, profile)
-    update = None
+    update, triggers = None, None
     if kind == SCHEDULED:  # a cadence report carries the updates due at the same run
         found = updates.scan(paths, union.model, state, profile)
-        update = {"before": found.before, "after": found.after,
-                  # a first report looks back as far as its period (at most 7 days)
-                  "triggers": trigger_entries(run, union, found, boxes, boxes + [WAITING],
-                                              start_s if bootstrap else None)}
+        # a first report looks back as far as its period (at most 7 days)
+        triggers = trigger_spill(run, union, found, boxes, boxes + [WAITING], start_s if bootstrap else None)
+        update = {"before": found.before, "after": found.after, "triggers": triggers.count}
     head = _head(run, profile, union, state, run_id, kind, classification, start, end, now,
                  (spill.count, spill.pages, period.new, period.split), boxes,
                  missing, policy, pdigest, not_itemized=period.not_itemized, deferred=period.deferred,
                  bootstrap=bootstrap, ledger_before=period.offset_before, ledger_after=period.offset_after,
                  accounted_after=period.accounted_after, update=update)
     try:
-        store.write_frozen(paths, run_id, head, spill.page_lines(run_id), spill.digests(), crash=crash)
+        store.write_frozen(paths, run_id, head, spill.page_lines(run_id), spill.digests(), crash=crash,
+                           triggers=triggers.docs() if triggers is not None else ())
     finally:
         spill.close()
+        if triggers is not None:
+            triggers.close()
     crash("prepare-after-freeze")
     frozen = store.load_frozen(paths, run_id)
     return Prepared(frozen, False)
@@ -197,13 +199,14 @@ def prepare_update(run: Run, profile: Profile, now: datetime) -> Prepared | None
         if existing is not None:
             return Prepared(existing, True)
         missing = {b for b in boxes if b.lower() not in {label.lower() for label in union.labels}}
-        update = {"before": found.before, "after": found.after, "triggers": entries}
+        update = {"before": found.before, "after": found.after, "triggers": len(entries)}
         pages = _pages_of(entries, run_id)  # an update's entries are its triggers: few
         head = _head(run, profile, union, state, run_id, UPDATE, UPDATE, start, now, now,
                      (len(entries), len(pages), *counts(entries)), boxes, missing,
                      policy, pdigest, ledger_before=state.ledger_offset, ledger_after=state.ledger_offset,
                      accounted_after=state.accounted_after, update=update)
-        store.write_frozen(paths, run_id, head, pages, [e["digest"] for e in entries], crash=crash)
+        store.write_frozen(paths, run_id, head, pages, [e["digest"] for e in entries], crash=crash,
+                           triggers=(store.canonical(e) for e in entries))
         return Prepared(store.load_frozen(paths, run_id), False)
     finally:
         union.model.close()
@@ -254,7 +257,7 @@ def commit(run: Run, profile: Profile, run_id: str, digest: str) -> Committed:
         state.accounted_after = head["accounted_after"]
     if update is not None:  # an update, or a cadence report carrying one: never the cadence cursor
         state.update_offset = max(state.update_offset, update["after"])
-        if update["triggers"]:
+        if frozen.trigger_count:
             state.last_update = head["frozen_at"]
     if head["kind"] in (SCHEDULED, UPDATE):
         state.last_report = head["frozen_at"]

@@ -122,6 +122,7 @@ def _item(item: dict) -> str:
 
 
 _LEDGER = "\x00ledger\x00"  # where the ledger goes in the page (a NUL is never in a page: e() escapes it)
+_UPDATE = "\x00update\x00"  # and the update's section
 
 
 def page(frozen: store.Frozen, markdown_digest: str, tally: render.Tally | None = None) -> bytes:
@@ -133,10 +134,14 @@ def page_chunks(frozen: store.Frozen, markdown_digest: str, tally: render.Tally 
     tally = tally or render.Tally(frozen)
     head = frozen.head
     body = (_document_head(frozen, markdown_digest) + "<main>\n" + _header(head) + _top(head, tally)
-            + f"{_update(head)}\n{_LEDGER}\n" + _status(head, tally) + _appendix(frozen, markdown_digest)
+            + f"{_UPDATE}\n{_LEDGER}\n" + _status(head, tally) + _appendix(frozen, markdown_digest)
             + "</main>\n</body>\n</html>\n")
-    before, _, after = body.partition(_LEDGER)
+    before, _, after = body.partition(_UPDATE)
+    between, _, after = after.partition(_LEDGER)
     yield before.encode("utf-8")
+    for chunk in _update(frozen):
+        yield chunk.encode("utf-8")
+    yield between.encode("utf-8")
     for chunk in _ledger(head, tally):
         yield chunk.encode("utf-8")
     yield after.encode("utf-8")
@@ -200,15 +205,24 @@ def _top(head: dict, tally: render.Tally) -> str:
 """
 
 
-def _update(head: dict) -> str:
-    """The Update section: the same words and lines as the Markdown's ("" without triggers)."""
-    if not render.triggers_of(head):
-        return ""
-    items = "" if head["kind"] == "update" else "<ul>" + "".join(
-        "<li>" + " · ".join(f"<code>{e(v)}</code>" if k in ("state", "id") else e(v)
-                            for k, v in render.trigger_line(t)) + "</li>" for t in render.triggers_of(head)) + "</ul>"
-    return (f'<section class="card" aria-label="Update"><h2>Update</h2>'
-            f"<p>Triggered by: {e(render.trigger_counts(head))} since the last report or update.</p>{items}</section>")
+def _update(frozen: store.Frozen) -> Iterator[str]:
+    """The Update section: the same words and lines as the Markdown's (nothing without
+    triggers), a batch of triggers at a time."""
+    if not frozen.trigger_count:
+        return
+    yield (f'<section class="card" aria-label="Update"><h2>Update</h2>'
+           f"<p>Triggered by: {e(render.trigger_counts(frozen))} since the last report or update.</p>")
+    if frozen.head["kind"] != "update":  # an update's ledger is its triggers
+        out = ["<ul>"]
+        for t in frozen.iter_triggers():
+            out.append("<li>" + " · ".join(f"<code>{e(v)}</code>" if k in ("state", "id") else e(v)
+                                           for k, v in render.trigger_line(t)) + "</li>")
+            if len(out) >= 500:
+                yield "".join(out)
+                out = []
+        out.append("</ul>")
+        yield "".join(out)
+    yield "</section>"
 
 
 def _status(head: dict, tally: render.Tally) -> str:

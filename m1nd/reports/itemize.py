@@ -111,14 +111,6 @@ def entry_for(union: Union, e: ledger.Entry, box: str, in_box: bool = True) -> d
     return entry
 
 
-def _sort(entries: list[dict], order: dict[str, int]) -> None:
-    """By box in profile order, then state, then newest first (stable sorts compose)."""
-    rank = {s: i for i, s in enumerate(STATES)}
-    entries.sort(key=lambda e: (e["id"], e["digest"]))
-    entries.sort(key=lambda e: e["ts"], reverse=True)
-    entries.sort(key=lambda e: (order[e["box"]], rank[e["state"]]))
-
-
 def counts(entries) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
     """New per box, and the chart's split of New: letters by state, replies apart (work done, never open)."""
     new: dict[str, int] = {}
@@ -146,11 +138,14 @@ def _prefetched(union: Union, lines, itemized, size: int = 500):
         yield from batch
 
 
-def trigger_entries(run: Run, union: Union, found: updates.Found, boxes: list[str], order: list[str],
-                    since: str | None = None) -> list[dict]:
+def trigger_spill(run: Run, union: Union, found: updates.Found, boxes: list[str], order: list[str],
+                  since: str | None = None) -> Spill:
     """The triggering letters of this profile's boxes, as ledger entries with their
-    reason (and their case, for an escalation or a regression)."""
-    out = []
+    reason (and their case, for an escalation or a regression), spilled to disk in
+    report order (a first report may have a trigger for every letter of its period)."""
+    box_rank = {label: i for i, label in enumerate(order)}
+    state_rank = {s: i for i, s in enumerate(STATES)}
+    spill = Spill(1)
     for e, reason in found.hits:
         if since is not None and e.observed_at < since:
             continue
@@ -162,9 +157,20 @@ def trigger_entries(run: Run, union: Union, found: updates.Found, boxes: list[st
         letter = union.letter(e.digest)
         entry["trigger"] = reason
         entry["case"] = letter.fingerprint if reason != updates.ALERT and not entry["held"] else None
-        out.append(entry)
-    _sort(out, {label: i for i, label in enumerate(order)})
-    return out
+        spill.add(box_rank[entry["box"]], state_rank[entry["state"]], entry)
+    return spill
+
+
+def trigger_entries(run: Run, union: Union, found: updates.Found, boxes: list[str], order: list[str],
+                    since: str | None = None) -> list[dict]:
+    """trigger_spill's entries, in memory (an update's: its entries are its triggers)."""
+    import orjson
+
+    spill = trigger_spill(run, union, found, boxes, order, since)
+    try:
+        return [orjson.loads(doc) for doc in spill.docs()]
+    finally:
+        spill.close()
 
 
 @dataclass

@@ -148,14 +148,10 @@ def _why(e: dict) -> list[tuple[str, str]]:
     return [("trigger", e["trigger"])] if e.get("trigger") else []
 
 
-def triggers_of(head: dict) -> list[dict]:
-    update = head.get("update")
-    return update["triggers"] if update else []
-
-
-def trigger_counts(head: dict) -> str:
+def trigger_counts(frozen) -> str:
+    """The update's triggers counted by reason, in words (one pass over them)."""
     counts: dict[str, int] = {}
-    for t in triggers_of(head):
+    for t in frozen.iter_triggers():
         counts[t["trigger"]] = counts.get(t["trigger"], 0) + 1
     return ", ".join(plural(n, *TRIGGER_WORDS.get(word, (word, word))) for word, n in sorted(counts.items()))
 

@@ -17,7 +17,7 @@ from m1nd.reports import store
 from m1nd.reports.phrases import (  # noqa: F401  (the shared words, asked of this module)
     boxes_in_order, CHANGES, CLASSIFICATION_WORD, coverage_line, entry_fields, failed_line, label_of, md,
     new_split, next_action, outcome_counts, outcome_of, outcomes_line, outcomes_sentence, period_line, plain,
-    STATE_ORDER, STATE_WORD, Tally, totals, trigger_counts, trigger_line, TRIGGER_WORDS, triggers_of)
+    STATE_ORDER, STATE_WORD, Tally, totals, trigger_counts, trigger_line, TRIGGER_WORDS)
 from m1nd.words import plural
 
 
@@ -61,12 +61,14 @@ def markdown_chunks(frozen: store.Frozen, tally: Tally | None = None) -> Iterato
     out.add(f"| Total | {t['new']} | {t['open']} | {t['in_flight']} | {t['answered']} | {t['external']} |", "")
     out.add("Open counts open work: replies (pickups and receipts) are listed below as replies to their "
             "letters and never counted open.", "")
-    triggers = triggers_of(head)
-    if triggers:
-        out.add("## Update", "", f"Triggered by: {trigger_counts(head)} since the last report or update.", "")
+    if frozen.trigger_count:
+        out.add("## Update", "", f"Triggered by: {trigger_counts(frozen)} since the last report or update.", "")
         if head["kind"] != "update":  # an update's ledger is its triggers; a cadence report lists them here
-            for t in triggers:
+            for t in frozen.iter_triggers():
                 out.add("- " + " · ".join(f"`{v}`" if k in ("state", "id") else md(v) for k, v in trigger_line(t)))
+                chunk = out.take()
+                if chunk:
+                    yield chunk
             out.add("")
     out.add("## Ledger", "")
     if not head["entries"]:
@@ -105,10 +107,12 @@ _ENTRIES_SLOT = b'\n  "entries": [],\n'  # the top-level key, the only one inden
 
 
 def json_chunks(frozen: store.Frozen, tally: Tally | None = None) -> Iterator[bytes]:
-    """`jsonout.dumps` of the report's document, its entries written one at a time into
-    the document dumped without them (each at the indentation the whole would give it)."""
+    """`jsonout.dumps` of the report's document, its entries and its update's triggers
+    written one at a time into the document dumped without them (each at the
+    indentation the whole would give it)."""
     tally = tally or Tally(frozen)
     head = frozen.head
+    update = head.get("update")
     doc = {
         "schema": "m1nd-report-v1",
         "run_id": frozen.run_id,
@@ -128,22 +132,42 @@ def json_chunks(frozen: store.Frozen, tally: Tally | None = None) -> Iterator[by
         "digest": frozen.digest,
         "cursor_before": head["cursor_before"],
         "next_action": next_action(head),
-        "update": head.get("update"),
+        "update": None if update is None else {
+            "after": update["after"], "before": update["before"],
+            "triggers": [_TRIGGERS_MARK] if frozen.trigger_count else []},
         "failed_deliveries": head.get("failed_deliveries") or [],
     }
     whole = jsonout.dumps(doc)
-    at = whole.index(_ENTRIES_SLOT)
+    at = whole.index(_ENTRIES_SLOT) + len(_ENTRIES_SLOT)
+    rest = whole[at:]
     if not head["entries"]:
-        yield whole
+        yield whole[:at]
+    else:
+        yield whole[:at - len(_ENTRIES_SLOT)] + b'\n  "entries": ['
+        yield from _items(frozen.iter_entries(), b"\n    ", b"\n  ],\n")
+    if not frozen.trigger_count:
+        yield rest
         return
-    yield whole[:at] + b'\n  "entries": ['
+    # the update is a top-level key (indented by two): its triggers' slot is the one after it
+    mark = rest.index(_TRIGGERS_SLOT, rest.index(b'\n  "update": {'))
+    yield rest[:mark] + b"["
+    yield from _items(frozen.iter_triggers(), b"\n      ", b"\n    ]" + rest[mark + len(_TRIGGERS_SLOT):])
+
+
+_TRIGGERS_MARK = "\x00triggers\x00"  # never a trigger's text: JSON writes a NUL escaped
+_TRIGGERS_SLOT = b'[\n      "\\u0000triggers\\u0000"\n    ]'
+
+
+def _items(docs, indent: bytes, end: bytes) -> Iterator[bytes]:
+    """The documents as the items of a JSON list whose items start with `indent`, a
+    batch at a time, then `end`."""
     batch, first = [], True
-    for e in frozen.iter_entries():
-        text = jsonout.dumps(e)[:-1].replace(b"\n", b"\n    ")  # a newline in JSON is never inside a string
-        batch.append((b"\n    " if first else b",\n    ") + text)
+    for d in docs:
+        text = jsonout.dumps(d)[:-1].replace(b"\n", indent)  # a newline in JSON is never inside a string
+        batch.append((indent if first else b"," + indent) + text)
         first = False
         if len(batch) >= 500:
             yield b"".join(batch)
             batch = []
-    batch.append(b"\n  ],\n" + whole[at + len(_ENTRIES_SLOT):])
+    batch.append(end)
     yield b"".join(batch)

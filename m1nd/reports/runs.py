@@ -1,7 +1,11 @@
 """Frozen runs under `<home>/records/reports/runs/<run_id>/` (reports contract section 3):
-head.json, pages.jsonl, digests.txt and manifest.json, written last; the directory is
-renamed into place only when complete, and every read checks each file against the
-manifest (fails closed)."""
+head.json, pages.jsonl, digests.txt, triggers.jsonl (a run with an update section) and
+manifest.json, written last; the directory is renamed into place only when complete,
+and every read checks each file against the manifest (fails closed).
+
+An update's triggers are one canonical entry per line of triggers.jsonl; the head
+names their count and the file's digest (so the report digest covers them through the
+head's).  A run frozen before that holds them as a list in its head: both are read."""
 
 from __future__ import annotations
 
@@ -41,6 +45,26 @@ class Frozen:
         for page in self.iter_pages():
             yield from page["entries"]
 
+    def iter_triggers(self) -> Iterator[dict]:
+        """The update's triggers, in report order (none without an update)."""
+        update = self.head.get("update")
+        if not update:
+            return
+        if isinstance(update["triggers"], list):
+            yield from update["triggers"]
+            return
+        with open(os.path.join(self.dir, TRIGGERS), "rb") as fh:
+            for line in fh:
+                yield orjson.loads(line)
+
+    @property
+    def trigger_count(self) -> int:
+        update = self.head.get("update")
+        if not update:
+            return 0
+        triggers = update["triggers"]
+        return len(triggers) if isinstance(triggers, list) else triggers
+
     @property
     def pages(self) -> list[dict]:
         return list(self.iter_pages())
@@ -61,13 +85,15 @@ def report_digest(head_digest: str, page_digests: list[str]) -> str:
 
 
 PAGES = "pages.jsonl"  # one canonical JSON page per line, each with its own digest
+TRIGGERS = "triggers.jsonl"  # one canonical trigger entry per line; the head names their count and digest
 
 
 def write_frozen(paths: Paths, run_id: str, head: dict, pages: Iterable[dict | bytes], digests: Iterable[str],
-                 crash=None) -> str:
+                 crash=None, triggers: Iterable[bytes] = ()) -> str:
     """Write a frozen run: every file first, the manifest last, then rename the
     directory into place.  A crash leaves at most a temporary directory.  `pages`
-    (dicts, or their canonical bytes) and `digests` are streamed: neither is held."""
+    (dicts, or their canonical bytes), `digests` and, for a head with an update, its
+    `triggers` (canonical bytes, in order) are streamed: none is held."""
     ensure_dir(runs_dir(paths))
     final = run_dir(paths, run_id)
     tmp = os.path.join(runs_dir(paths), f".tmp-{run_id}-{os.getpid()}")
@@ -78,6 +104,11 @@ def write_frozen(paths: Paths, run_id: str, head: dict, pages: Iterable[dict | b
     if os.path.isdir(final):
         shutil.rmtree(final)  # an earlier freeze of this run that did not verify (never committed)
     os.makedirs(tmp, mode=0o700)
+    if head.get("update") is not None:
+        if isinstance(head["update"].get("triggers"), list):  # a caller that holds them: the same file
+            triggers = (canonical(t) for t in head["update"]["triggers"])
+        count, digest = _write_lines(os.path.join(tmp, TRIGGERS), triggers)
+        head = dict(head, update=dict(head["update"], triggers=count, triggers_digest=digest))
     head_bytes = canonical(head)
     atomic_write(os.path.join(tmp, "head.json"), head_bytes)
     page_digests = []
@@ -117,6 +148,21 @@ def write_frozen(paths: Paths, run_id: str, head: dict, pages: Iterable[dict | b
     return final
 
 
+def _write_lines(path: str, lines: Iterable[bytes]) -> tuple[int, str]:
+    """Write these lines (each newline-terminated), synced; (count, sha256 of the file)."""
+    digest = hashlib.sha256()
+    count = 0
+    with open(path, "wb") as fh:
+        for line in lines:
+            line += b"\n"
+            digest.update(line)
+            fh.write(line)
+            count += 1
+        fh.flush()
+        os.fsync(fh.fileno())
+    return count, digest.hexdigest()
+
+
 class Tampered(M1ndError):
     """A frozen report whose files do not match its manifest."""
 
@@ -140,7 +186,29 @@ def load_frozen(paths: Paths, run_id: str) -> Frozen | None:
     _check_digests_txt(run_id, directory, manifest["digests_txt"])
     if head.get("pages") != count or head.get("entries") != entries:
         raise _tampered(run_id, "the head's counts do not match its pages")
+    update = head.get("update")
+    if update is not None and not (isinstance(update, dict) and isinstance(update.get("triggers"), list)):
+        _check_triggers(run_id, directory, update)
     return Frozen(run_id, directory, manifest, head)
+
+
+def _check_triggers(run_id: str, directory: str, update) -> None:
+    """triggers.jsonl against the count and digest its head names, read a block at a time."""
+    if not isinstance(update, dict) or not isinstance(update.get("triggers"), int) \
+            or not isinstance(update.get("triggers_digest"), str):
+        raise _tampered(run_id, "the head's update is damaged")
+    digest, lines = hashlib.sha256(), 0
+    try:
+        with open(os.path.join(directory, TRIGGERS), "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+                lines += block.count(b"\n")
+    except FileNotFoundError:
+        raise _tampered(run_id, f"{TRIGGERS} is missing") from None
+    except OSError as exc:
+        raise M1ndError(f"cannot read report file {os.path.join(directory, TRIGGERS)}: {exc.strerror}") from None
+    if digest.hexdigest() != update["triggers_digest"] or lines != update["triggers"]:
+        raise _tampered(run_id, f"{TRIGGERS} does not match its digest")
 
 
 def _manifest(run_id: str, data: bytes) -> tuple[dict, str, list[str]]:

@@ -28,6 +28,9 @@ def _key(text: str | None) -> bytes:
     return (text or "").encode("utf-8", "surrogatepass")
 
 
+_IN_ORDER = "SELECT doc FROM e ORDER BY box, state, ts DESC, id, digest, rowid"
+
+
 class Spill:
     def __init__(self, page_size: int) -> None:
         self.page_size = page_size
@@ -54,7 +57,7 @@ class Spill:
     def page_lines(self, run_id: str) -> Iterator[bytes]:
         """Each page's canonical bytes (as store.canonical of the page dict), in order."""
         tail = b'],"number":%d,"run_id":' + store.canonical(run_id) + b"}"
-        rows = self.con.execute("SELECT doc FROM e ORDER BY box, state, ts DESC, id, digest, rowid")
+        rows = self.con.execute(_IN_ORDER)
         number = 0
         while True:
             batch = rows.fetchmany(self.page_size)
@@ -62,6 +65,11 @@ class Spill:
                 return
             number += 1
             yield b'{"entries":[' + b",".join(doc for (doc,) in batch) + tail % number
+
+    def docs(self) -> Iterator[bytes]:
+        """Each entry's canonical bytes, in report order."""
+        for (doc,) in self.con.execute(_IN_ORDER):
+            yield doc
 
     def digests(self) -> Iterator[str]:
         for (digest,) in self.con.execute("SELECT digest FROM d ORDER BY rowid"):

@@ -26,7 +26,7 @@ from m1nd.fsutil import atomic_write, lock_for
 from m1nd.paths import Paths, ensure_dir, ensure_home
 from m1nd.reports.records import (  # noqa: F401  (asked of this module)
     _read_bytes, canonical, profile_dir, reports_dir, run_dir, runs_dir, sha256)
-from m1nd.reports.runs import PAGES, Frozen, Tampered, load_frozen, report_digest, write_frozen  # noqa: F401
+from m1nd.reports.runs import PAGES, TRIGGERS, Frozen, Tampered, load_frozen, report_digest, write_frozen  # noqa: F401
 
 STATE_SCHEMA = "m1nd-report-state-v1"
 
