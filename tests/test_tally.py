@@ -150,6 +150,30 @@ def test_more_new_letters_than_max_new_are_still_brought_current_while_under_a_q
         assert kept == counts_from_the_files(world)
 
 
+def test_two_letters_sharing_an_id_are_each_brought_current_as_the_files_count_them(tmp_path):
+    """The id collision fixture's two letters (one 12-hex id, two digests), new since
+    the last count, then answered by one receipt naming that id: each is counted once,
+    both move to answered, as a count from the files says."""
+    import orjson
+
+    from m1nd.distribute import distribute
+    from test_collisions import ONE, SHARED_ID, TWO
+
+    world = _world_with_letters(tmp_path, 30)
+    distribute(world.run())
+    kept_counts(world)
+    world.append(world.spool, ONE + b"\n" + TWO + b"\n")
+    distribute(world.run())
+    assert kept_counts(world) == counts_from_the_files(world)
+    receipt = {"ts": "2026-05-02T09:00:00Z", "agent": "agent-b", "class": "triage", "repo": "repo-a",
+               "tool": "seek", "what": "fixed both", "answers": [SHARED_ID]}
+    world.append(world.spool, orjson.dumps(receipt) + b"\n")
+    distribute(world.run())
+    kept = kept_counts(world)
+    assert kept == counts_from_the_files(world)
+    assert kept["union"]["fired_clay"] == 2
+
+
 def test_a_letter_answered_before_it_is_filed_keeps_its_fate_when_the_filing_is_counted(tmp_path):
     import hashlib
 

@@ -169,7 +169,7 @@ def brought_current(model, base: dict, scopes: dict[str, Scope], graph_scope: Sc
         for fid in scope.fids:
             scopes_of.setdefault(fid, []).append(name)
     markers, known = tuple(m.lower() for m in model.run.markers), {}
-    states: dict[tuple, str] = {}  # (fates' name, id, now): one state per letter and moment
+    states: dict[tuple, str] = {}  # (fates' name, id, external, now): two letters may share an id
     for digest, (lid, tool, reply, klass) in rows.items():
         held = copies[digest]
         names = {name for fid, _ in held for name in scopes_of.get(fid, ())}
@@ -183,9 +183,10 @@ def brought_current(model, base: dict, scopes: dict[str, Scope], graph_scope: Sc
             for now, sign in ((False, -1), (True, 1)):
                 if not scope.holds(held, None if now else gen):
                     continue
-                state = states.get((which, lid, now))
+                key = (which, lid, ext, now)
+                state = states.get(key)
                 if state is None:
-                    state = states[(which, lid, now)] = fates[which].state(lid, ext, now)
+                    state = states[key] = fates[which].state(lid, ext, now)
                 for field, n in _contribution(state, reply, mis).items():
                     counts[field] += sign * n
     return value
