@@ -25,6 +25,14 @@ def _hashes(path) -> list[str]:
         os.close(fd)
 
 
+def _too_recent(path) -> None:
+    """The file's time within the last tick, whatever the machine's load: a minute
+    ahead (with a sub-second part), so that no process start, however slow, ages it
+    past the tick before it is checksummed."""
+    ahead = time.time_ns() + 60_000_000_000 + 123_456
+    os.utime(path, ns=(ahead, ahead))
+
+
 def _rewrite_keeping_stat(path, fill: bytes) -> None:
     """Same size, same mtime: what a rewrite within one clock tick looks like."""
     st = os.stat(path)
@@ -42,7 +50,8 @@ def test_a_file_settled_for_a_while_is_checksummed_once_per_process(tmp_path):
 
 
 def test_a_file_changed_within_the_last_tick_is_read_again(tmp_path):
-    path = _file(tmp_path, b"a")  # just written: too recent to remember
+    path = _file(tmp_path, b"a")
+    _too_recent(path)  # just written: too recent to remember
     first = _hashes(path)
     _rewrite_keeping_stat(path, b"b")
     assert _hashes(path) != first
@@ -107,7 +116,8 @@ def test_the_next_process_takes_a_settled_files_checksums_from_the_memo_without_
 def test_a_file_changed_within_the_last_tick_is_never_kept_for_the_next_process(tmp_path):
     state = tmp_path / "state"
     state.mkdir()
-    path = _file(tmp_path, b"a")  # just written
+    path = _file(tmp_path, b"a")
+    _too_recent(path)  # just written
     first = _hashes_in_a_new_process(state, path)
     _rewrite_keeping_stat(path, b"b")
     assert _hashes_in_a_new_process(state, path) != first
