@@ -156,12 +156,15 @@ def continued(out: str, letters: int, rng: random.Random, replies: Replies) -> C
         if not isinstance(fields, dict) or not isinstance(fields.get("repo"), str):
             continue
         replies.add((hashlib.sha256(raw).hexdigest()[:12], fields["repo"], fields.get("brain")))
-        ts = fields.get("ts")
-        if isinstance(ts, str) and (last is None or ts > last):
-            last = ts
+        try:  # the generator's own form; a letter written otherwise does not set the clock
+            at = datetime.datetime.strptime(fields.get("ts"), "%Y-%m-%dT%H:%M:%SZ")
+        except (TypeError, ValueError):
+            continue
+        if last is None or at > last:
+            last = at
     if last is None:
         return Clock(START, SPAN.total_seconds() / max(letters, 1))
-    begin = datetime.datetime.strptime(last, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+    begin = last.replace(tzinfo=datetime.timezone.utc)
     return Clock(begin + datetime.timedelta(seconds=JITTER + APPENDED_EVERY), APPENDED_EVERY)
 
 

@@ -1,9 +1,10 @@
 """The coverage ledger's membership index: which letters the ledger already holds,
 answered without reading the whole ledger.
 
-`<home>/state/ledger-index` (derived: deleting it loses nothing) is a 48-byte head
-(magic, the ledger bytes it covers, the sha256 of the last covered line) and the
-sorted 32-byte digests of every covered line.  A check binary-searches it and reads
+`<home>/state/ledger-index` (derived: deleting it loses nothing) is a 56-byte head
+(magic, the ledger bytes it covers, the number of keys, the sha256 of the last covered
+line) and the sorted 32-byte digests of every covered line.  An index whose size is
+not its head's count of keys (one cut short) is not used.  A check binary-searches it and reads
 the lines appended since; past MERGE_TAIL such lines it merges them in.  An index
 that is missing, damaged, or not the current ledger's is written again from the
 whole ledger.  The ledger itself is ledgerfile.py's; recording is ledger.py's.
@@ -20,8 +21,12 @@ from m1nd.paths import Paths, ensure_dir
 
 SEEN_BLOCK = 1 << 13  # entries per write (and per membership check) when a filing records what it read
 
-_INDEX_MAGIC = b"M1NDLIX1"
-_HEAD = 8 + 8 + 32  # magic, covered length, sha256 of the last indexed line
+_INDEX_MAGIC = b"M1NDLIX2"  # 2: the head counts the keys (an index of format 1 is written again)
+_HEAD = 8 + 8 + 8 + 32  # magic, covered length, number of keys, sha256 of the last indexed line
+
+
+def _head(covered: int, keys: int, last_line: bytes) -> bytes:
+    return _INDEX_MAGIC + covered.to_bytes(8, "little") + keys.to_bytes(8, "little") + _last_line_hash(last_line)
 
 
 def _index_path(paths: Paths) -> str:
@@ -83,7 +88,7 @@ def _build_sorted_index(paths: Paths, keys: list[bytes], covered: int, last_line
 
     from m1nd.fsutil import atomic_write_parts
 
-    head = _INDEX_MAGIC + covered.to_bytes(8, "little") + _last_line_hash(last_line)
+    head = _head(covered, len(keys), last_line)
     parts = chain((head,), (b"".join(keys[at:at + SEEN_BLOCK]) for at in range(0, len(keys), SEEN_BLOCK)))
     try:
         ensure_dir(paths.state)
@@ -146,7 +151,7 @@ def _merge_tail(paths: Paths, table, n: int, covered: int) -> bool:
             return table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
 
     def parts():
-        out = bytearray(_INDEX_MAGIC + end.to_bytes(8, "little") + _last_line_hash(last))
+        out = bytearray(_head(end, n + len(fresh), last))
         view, at = View(), 0
         for key in sorted(map(unhexlify, fresh)):
             # sha256 digests are uniform: a key's place is near its share of the range
@@ -190,15 +195,18 @@ def _open_index(paths: Paths):
     with fh:
         head = fh.read(_HEAD)
         size = os.fstat(fh.fileno()).st_size
-        if head[:8] == _INDEX_MAGIC and (size - _HEAD) % 32 == 0 and len(head) == _HEAD:
+        keys = int.from_bytes(head[16:24], "little")
+        if head[:8] == _INDEX_MAGIC and len(head) == _HEAD and size == _HEAD + 32 * keys:
             covered = int.from_bytes(head[8:16], "little")
+            before = b""
             try:
                 with open(ledger_path(paths), "rb") as lf:
-                    lf.seek(max(covered - _LINE_LEN - 1, 0))
-                    before = lf.read(covered - max(covered - _LINE_LEN - 1, 0))
+                    if covered <= os.fstat(lf.fileno()).st_size:  # past the ledger's end: not its index
+                        lf.seek(max(covered - _LINE_LEN - 1, 0))
+                        before = lf.read(covered - max(covered - _LINE_LEN - 1, 0))
             except OSError:
-                before = b""
-            if covered and (not before.endswith(b"\n") or _last_line_hash(before) != head[16:48]):
+                pass
+            if covered and (not before.endswith(b"\n") or _last_line_hash(before) != head[24:56]):
                 covered = 0  # the ledger is not the one indexed: read it whole
             elif covered and size > _HEAD:
                 table = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)

@@ -102,7 +102,7 @@ def test_a_tail_line_damaged_in_place_is_refused_not_recorded_again(tmp_path, co
 def index_keys(paths) -> tuple[int, bytes]:
     with open(os.path.join(paths.state, "ledger-index"), "rb") as fh:
         raw = fh.read()
-    return int.from_bytes(raw[8:16], "little"), raw[48:]
+    return int.from_bytes(raw[8:16], "little"), raw[ledgerindex._HEAD:]
 
 
 @settings(max_examples=25, deadline=None)
@@ -167,3 +167,32 @@ def test_a_fifo_in_place_of_the_index_is_no_index_never_a_hang(tmp_path):
     assert ledger._fresh_of(paths, [digest(1), digest(7), digest(40)]) == [digest(40)]
     assert os.path.isfile(index)  # written again from the ledger, in the FIFO's place
     assert index_keys(paths)[1] == b"".join(sorted(digest(n) for n in range(8)))
+
+
+@pytest.mark.parametrize("damage", ["cut to its head", "cut at a key", "a key less, count kept", "covered past the end",
+                                    "the previous format"])
+def test_an_index_cut_short_or_not_the_ledgers_is_written_again_and_nothing_is_recorded_twice(tmp_path, damage):
+    """An index whose size is not its head's count of keys, whose covered length lies
+    past the ledger's end, or of the earlier format is not used: the next check reads
+    the ledger and writes the index again, so no letter it holds is taken for new."""
+    paths = fresh_ledger(tmp_path, "home", 40, 5)
+    index = os.path.join(paths.state, "ledger-index")
+    raw = bytearray(open(index, "rb").read())
+    head = ledgerindex._HEAD
+    if damage == "cut to its head":
+        raw = raw[:head]
+    elif damage == "cut at a key":
+        raw = raw[:head + 32 * 10]
+    elif damage == "a key less, count kept":
+        del raw[head:head + 32]
+    elif damage == "covered past the end":
+        raw[8:16] = b"\xff" * 8
+    else:  # format 1: the head had no count of keys
+        raw = b"M1NDLIX1" + raw[8:16] + raw[24:]
+    open(index, "wb").write(bytes(raw))
+    size = os.path.getsize(ledger_path(paths))
+    assert ledger.record_seen(paths, [digest(n) for n in range(50)], STAMP) == 5  # 45 held, 5 new
+    assert os.path.getsize(ledger_path(paths)) == size + 5 * (len(open(ledger_path(paths), "rb").readline()))
+    digests = [e.digest for _, e in read_from(paths, 0)[0]]
+    assert len(digests) == len(set(digests)) == 50
+    assert index_keys(paths)[1] == b"".join(sorted(digest(n) for n in range(45)))  # written again, whole

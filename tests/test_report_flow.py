@@ -466,7 +466,7 @@ def test_the_ledger_index_with_a_short_or_long_tail_since_it_was_built_knows_eve
     ledger.record(paths, [(d[:12], d) for d in first], "2026-05-01T00:00:00Z", create_home=True)
     ledger._known(paths, first[:1])  # builds the sorted index over the first 6,000
     with open(os.path.join(paths.state, "ledger-index"), "rb") as fh:
-        covered = int.from_bytes(fh.read(16)[8:16], "little")
+        covered = int.from_bytes(fh.read(16)[8:16], "little")  # magic, then the bytes covered
     ledger.record(paths, [(d[:12], d) for d in later], "2026-05-01T00:00:01Z", create_home=True)
     assert ledger.tail_lines(paths, covered) >= appended
     ask = first[::97] + later + never

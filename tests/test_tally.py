@@ -174,6 +174,32 @@ def test_two_letters_sharing_an_id_are_each_brought_current_as_the_files_count_t
     assert kept["union"]["fired_clay"] == 2
 
 
+# Two letters with one 12-hex id, one written by a foreign tool (external) and one not
+# (found by a birthday search, as test_collisions.py's pair).
+FOREIGN = b'{"ts":"2026-05-01T10:00:00Z","agent":"agent-a","repo":"repo-a","tool":"playwright","what":"probe 26710120"}'
+OWN = b'{"ts":"2026-05-01T10:00:00Z","agent":"agent-a","repo":"repo-a","tool":"seek","what":"probe 1758739"}'
+
+
+def test_two_letters_sharing_an_id_one_external_are_each_counted_with_their_own_fate(tmp_path):
+    """The fate of a letter depends on its tool as well as on who answers its id: two
+    new letters sharing an id, one external, are brought current each with its own
+    (a state kept per id alone counted both open, or both external)."""
+    import hashlib
+
+    from m1nd.distribute import distribute
+
+    assert hashlib.sha256(FOREIGN).hexdigest()[:12] == hashlib.sha256(OWN).hexdigest()[:12] == "eab6bfe2795d"
+    world = _world_with_letters(tmp_path, 30)
+    distribute(world.run())
+    kept_counts(world)
+    world.append(world.spool, FOREIGN + b"\n" + OWN + b"\n")
+    distribute(world.run())
+    kept = kept_counts(world)
+    assert kept == counts_from_the_files(world)
+    box = next(c for path, c in kept["each box alone"].items() if "repo-a" in path)
+    assert box["external"] == 1 and box["wet_ink"] == 11
+
+
 def test_a_letter_answered_before_it_is_filed_keeps_its_fate_when_the_filing_is_counted(tmp_path):
     import hashlib
 
