@@ -116,7 +116,8 @@ def test_entries_not_grouped_by_box_render_as_if_held_whole(cli, tmp_path, spool
     run_id = frozen.run_id + "-r"
     pages = [{"run_id": run_id, "number": i // 100 + 1, "entries": shuffled[i:i + 100]}
              for i in range(0, len(shuffled), 100)]
-    store.write_frozen(paths, run_id, dict(frozen.head, run_id=run_id), pages, frozen.digests)
+    store.write_frozen(paths, run_id, dict(frozen.head, run_id=run_id), pages, frozen.digests,
+                       triggers=(store.canonical(t) for t in frozen.iter_triggers()))
     other = store.load_frozen(paths, run_id)
     assert not render.Tally(other).grouped
     assert _markdown_held_whole(other) in render.markdown(other)
@@ -140,7 +141,8 @@ def test_the_json_written_entry_by_entry_is_the_whole_document_dumped(cli, tmp_p
 def test_a_report_with_no_entries_renders_its_json_whole(cli, tmp_path, spool_path):
     paths, frozen = _frozen(tmp_path, spool_path)
     run_id = frozen.run_id + "-e"
-    store.write_frozen(paths, run_id, dict(frozen.head, run_id=run_id, entries=0, pages=0), [], [])
+    store.write_frozen(paths, run_id, dict(frozen.head, run_id=run_id, entries=0, pages=0), [], [],
+                       triggers=(store.canonical(t) for t in frozen.iter_triggers()))
     empty = store.load_frozen(paths, run_id)
     got = render.json_doc(empty)
     assert orjson.loads(got)["entries"] == [] and got == jsonout.dumps(orjson.loads(got))
@@ -241,3 +243,12 @@ def test_a_triggers_file_that_does_not_match_its_head_is_refused(cli, tmp_path, 
     assert "refusing to go on" in caught.value.message
     r = cli("report", "render", frozen.run_id, "--format", "md")
     assert r.code != 0 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_head_that_counts_triggers_it_is_not_given_is_not_frozen(cli, tmp_path, spool_path):
+    paths, frozen = _frozen(tmp_path, spool_path)
+    assert frozen.trigger_count > 0
+    with pytest.raises(ValueError, match="triggers written"):
+        store.write_frozen(paths, frozen.run_id + "-t", dict(frozen.head, run_id=frozen.run_id + "-t"),
+                           [], [])
+    assert store.load_frozen(paths, frozen.run_id + "-t") is None

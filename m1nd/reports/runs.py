@@ -108,6 +108,9 @@ def write_frozen(paths: Paths, run_id: str, head: dict, pages: Iterable[dict | b
         if isinstance(head["update"].get("triggers"), list):  # a caller that holds them: the same file
             triggers = (canonical(t) for t in head["update"]["triggers"])
         count, digest = _write_lines(os.path.join(tmp, TRIGGERS), triggers)
+        said = head["update"].get("triggers")
+        if isinstance(said, int) and said != count:  # a head that counts triggers it was not given
+            raise ValueError(f"frozen report {run_id}: {count} triggers written, its head says {said}")
         head = dict(head, update=dict(head["update"], triggers=count, triggers_digest=digest))
     head_bytes = canonical(head)
     atomic_write(os.path.join(tmp, "head.json"), head_bytes)
