@@ -135,6 +135,12 @@ def _merge_tail(paths: Paths, table, n: int, covered: int) -> bool:
 
     fresh, end = _tail(paths, covered)
     try:
+        keys = sorted(unhexlify(d) for d in fresh)
+    except ValueError:  # a digest a person wrote that is not hex: left in the tail, read as it is
+        return False
+    if any(len(k) != 32 for k in keys):
+        return False
+    try:
         with open(ledger_path(paths), "rb") as lf:
             lf.seek(max(end - _LINE_LEN - 1, 0))
             last = lf.read(end - max(end - _LINE_LEN - 1, 0))
@@ -151,9 +157,9 @@ def _merge_tail(paths: Paths, table, n: int, covered: int) -> bool:
             return table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
 
     def parts():
-        out = bytearray(_head(end, n + len(fresh), last))
+        out = bytearray(_head(end, n + len(keys), last))
         view, at = View(), 0
-        for key in sorted(map(unhexlify, fresh)):
+        for key in keys:
             # sha256 digests are uniform: a key's place is near its share of the range
             guess = min(max((int.from_bytes(key[:8], "big") * n) >> 64, at), n)
             lo, hi = max(guess - 1024, at), min(guess + 1024, n)

@@ -196,3 +196,20 @@ def test_an_index_cut_short_or_not_the_ledgers_is_written_again_and_nothing_is_r
     digests = [e.digest for _, e in read_from(paths, 0)[0]]
     assert len(digests) == len(set(digests)) == 50
     assert index_keys(paths)[1] == b"".join(sorted(digest(n) for n in range(45)))  # written again, whole
+
+
+def test_a_tail_with_a_digest_a_person_wrote_not_in_hex_is_left_to_be_read_not_merged(tmp_path, monkeypatch):
+    """A merge takes only digests of 64 hex digits: a tail holding another (a line a
+    person wrote, which the ledger's reader accepts) stays the tail, read as every check
+    reads it, and the index is left as it was."""
+    import json
+
+    paths = fresh_ledger(tmp_path, "home", 20, 0)
+    monkeypatch.setattr(ledgerindex, "MERGE_TAIL", 2)
+    ledger.record_seen(paths, [digest(n) for n in range(20, 25)], STAMP)
+    odd = "zz" * 32
+    with open(ledger_path(paths), "ab") as fh:
+        fh.write(json.dumps({"id": odd[:12], "digest": odd, "observed_at": STAMP}).encode() + b"\n")
+    at = covered(paths)
+    assert ledger._known(paths, [digest(22).hex(), digest(3).hex(), odd]) == {digest(22).hex(), digest(3).hex(), odd}
+    assert covered(paths) == at  # not merged
