@@ -106,11 +106,14 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
     appended since it was built."""
     covered, table = _open_index(paths)
     n = (len(table) - _HEAD) // 32 if table is not None else 0
-    if not covered:
+    tail = tail_lines(paths, covered) if covered else 0
+    # a tail longer than an eighth of the index (a large filing at once): reading the
+    # whole ledger once costs less than placing each of its keys
+    if not covered or tail > max(MERGE_TAIL, n // 8):
         if table is not None:
             table.close()
         return _in_sorted(_rebuild_index(paths), digests)
-    if tail_lines(paths, covered) > MERGE_TAIL and table is not None and _merge_tail(paths, table, n, covered):
+    if tail > MERGE_TAIL and table is not None and _merge_tail(paths, table, n, covered):
         table.close()
         covered, table = _open_index(paths)
         n = (len(table) - _HEAD) // 32 if table is not None else 0

@@ -106,13 +106,13 @@ def index_keys(paths) -> tuple[int, bytes]:
 
 
 @settings(max_examples=25, deadline=None)
-@given(blocks=st.lists(st.lists(st.integers(0, 300), max_size=12), min_size=1, max_size=8),
-       asked=st.lists(st.integers(0, 320), max_size=30))
+@given(blocks=st.lists(st.lists(st.integers(150, 400), max_size=12), min_size=1, max_size=8),
+       asked=st.lists(st.integers(0, 420), max_size=30))
 def test_a_tail_merged_into_the_index_leaves_it_the_sorted_digests_of_the_ledger(tmp_path_factory, blocks, asked):
     """Past MERGE_TAIL lines the tail is merged into the sorted index: the index then
     holds exactly the sorted digests of every line it covers (what a rebuild from the
     whole ledger writes), and membership answers as a line-by-line read does."""
-    paths = fresh_ledger(tmp_path_factory.mktemp("l"), "home", 5, 0)
+    paths = fresh_ledger(tmp_path_factory.mktemp("l"), "home", 200, 0)  # an index of 200: a tail of 12 is merged
     with pytest.MonkeyPatch.context() as m:
         m.setattr(ledgerindex, "MERGE_TAIL", 3)
         m.setattr(ledgerindex, "_rebuild_index", lambda *a: pytest.fail("read the whole ledger again"))
@@ -129,34 +129,38 @@ def test_a_tail_merged_into_the_index_leaves_it_the_sorted_digests_of_the_ledger
 
 
 def test_a_long_tail_is_merged_once_and_later_checks_read_only_what_came_after(tmp_path, monkeypatch):
-    paths = fresh_ledger(tmp_path, "home", 50, 0)
+    paths = fresh_ledger(tmp_path, "home", 400, 0)  # an eighth of it is 50: a tail of 30 is merged
     monkeypatch.setattr(ledgerindex, "MERGE_TAIL", 10)
 
     def whole_ledger(*args):
         raise AssertionError("read the whole ledger again")
     monkeypatch.setattr(ledgerindex, "_rebuild_index", whole_ledger)
-    ledger.record_seen(paths, [digest(n) for n in range(50, 80)], STAMP)  # 30 lines past the index
+    ledger.record_seen(paths, [digest(n) for n in range(400, 430)], STAMP)  # 30 lines past the index
     assert covered(paths) < os.path.getsize(ledger_path(paths))
-    assert ledger._fresh_of(paths, [digest(79), digest(500)]) == [digest(500)]
+    assert ledger._fresh_of(paths, [digest(429), digest(900)]) == [digest(900)]
     assert covered(paths) == os.path.getsize(ledger_path(paths))  # merged: nothing left past the index
-    ledger.record_seen(paths, [digest(n) for n in range(80, 85)], STAMP)  # 5 more: within the tail
+    ledger.record_seen(paths, [digest(n) for n in range(430, 435)], STAMP)  # 5 more: within the tail
     size_before = covered(paths)
-    assert ledger._fresh_of(paths, [digest(84), digest(3), digest(501)]) == [digest(501)]
+    assert ledger._fresh_of(paths, [digest(434), digest(3), digest(901)]) == [digest(901)]
     assert covered(paths) == size_before  # a short tail is read, not merged
-    assert index_keys(paths)[1] == b"".join(sorted(digest(n) for n in range(80)))
+    assert index_keys(paths)[1] == b"".join(sorted(digest(n) for n in range(430)))
 
 
 def test_an_index_that_cannot_be_written_leaves_the_tail_to_be_read(tmp_path, monkeypatch):
-    paths = fresh_ledger(tmp_path, "home", 20, 0)
+    paths = fresh_ledger(tmp_path, "home", 200, 0)
     monkeypatch.setattr(ledgerindex, "MERGE_TAIL", 4)
-    ledger.record_seen(paths, [digest(n) for n in range(20, 30)], STAMP)
+    ledger.record_seen(paths, [digest(n) for n in range(200, 210)], STAMP)
     at = covered(paths)
 
+    tried = []
+
     def refuse(*args, **kwargs):
+        tried.append(args[0])
         raise OSError(28, "No space left on device")
     monkeypatch.setattr("m1nd.fsutil.atomic_write_parts", refuse)
-    assert ledger._fresh_of(paths, [digest(25), digest(9), digest(77)]) == [digest(77)]
-    assert covered(paths) == at
+    monkeypatch.setattr(ledgerindex, "_rebuild_index", lambda *a: pytest.fail("read the whole ledger again"))
+    assert ledger._fresh_of(paths, [digest(205), digest(9), digest(777)]) == [digest(777)]
+    assert tried and covered(paths) == at  # the merge was tried, and the tail read instead
 
 
 def test_a_fifo_in_place_of_the_index_is_no_index_never_a_hang(tmp_path):
@@ -204,12 +208,26 @@ def test_a_tail_with_a_digest_a_person_wrote_not_in_hex_is_left_to_be_read_not_m
     reads it, and the index is left as it was."""
     import json
 
-    paths = fresh_ledger(tmp_path, "home", 20, 0)
+    paths = fresh_ledger(tmp_path, "home", 200, 0)
     monkeypatch.setattr(ledgerindex, "MERGE_TAIL", 2)
-    ledger.record_seen(paths, [digest(n) for n in range(20, 25)], STAMP)
+    monkeypatch.setattr(ledgerindex, "_rebuild_index", lambda *a: pytest.fail("read the whole ledger again"))
+    ledger.record_seen(paths, [digest(n) for n in range(200, 205)], STAMP)
     odd = "zz" * 32
     with open(ledger_path(paths), "ab") as fh:
         fh.write(json.dumps({"id": odd[:12], "digest": odd, "observed_at": STAMP}).encode() + b"\n")
     at = covered(paths)
-    assert ledger._known(paths, [digest(22).hex(), digest(3).hex(), odd]) == {digest(22).hex(), digest(3).hex(), odd}
+    assert ledger._known(paths, [digest(202).hex(), digest(3).hex(), odd]) == {
+        digest(202).hex(), digest(3).hex(), odd}
     assert covered(paths) == at  # not merged
+
+
+def test_a_tail_longer_than_an_eighth_of_the_index_is_read_whole_once_not_merged(tmp_path, monkeypatch):
+    """A large filing at once (a tail past an eighth of the index) makes the index again
+    from the whole ledger, which then covers every line."""
+    paths = fresh_ledger(tmp_path, "home", 40, 0)
+    monkeypatch.setattr(ledgerindex, "MERGE_TAIL", 2)
+    monkeypatch.setattr(ledgerindex, "_merge_tail", lambda *a: pytest.fail("merged a tail longer than an eighth"))
+    ledger.record_seen(paths, [digest(n) for n in range(40, 60)], STAMP)  # 20 past an index of 40
+    assert ledger._fresh_of(paths, [digest(55), digest(70)]) == [digest(70)]
+    assert covered(paths) == os.path.getsize(ledger_path(paths))
+    assert index_keys(paths)[1] == b"".join(sorted(digest(n) for n in range(60)))
