@@ -125,6 +125,19 @@ def _known(paths: Paths, digests: list[str]) -> set[str]:
     return found
 
 
+class _Keys:
+    """The `n` sorted keys of a mapped index, as a sequence bisect can search."""
+
+    def __init__(self, table, n: int) -> None:
+        self.table, self.n = table, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> bytes:
+        return self.table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
+
+
 def _merge_tail(paths: Paths, table, n: int, covered: int) -> bool:
     """Write the index again with the ledger's tail past `covered` merged in: the
     index's runs between the tail's keys are copied as they are (no parse of the
@@ -152,16 +165,9 @@ def _merge_tail(paths: Paths, table, n: int, covered: int) -> bool:
     if not last.endswith(b"\n"):
         return False
 
-    class View:
-        def __len__(self):
-            return n
-
-        def __getitem__(self, i):
-            return table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
-
     def parts():
         out = bytearray(_head(end, n + len(keys), last))
-        view, at = View(), 0
+        view, at = _Keys(table, n), 0
         for key in keys:
             # sha256 digests are uniform: a key's place is near its share of the range
             guess = min(max((int.from_bytes(key[:8], "big") * n) >> 64, at), n)
@@ -239,15 +245,8 @@ def _in_table(table, n: int, digests: list[str]) -> set[str]:
     """Those of these digests among the `n` sorted keys of the mapped index."""
     from bisect import bisect_left, bisect_right
 
-    class View:
-        def __len__(self):
-            return n
-
-        def __getitem__(self, i):
-            return table[_HEAD + 32 * i:_HEAD + 32 * i + 32]
-
     found: set[str] = set()
-    view = View()
+    view = _Keys(table, n)
     pending = sorted(bytes.fromhex(d) for d in digests)
     if pending:
         lo, hi = bisect_left(view, pending[0]), bisect_right(view, pending[-1])

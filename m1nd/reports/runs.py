@@ -105,13 +105,7 @@ def write_frozen(paths: Paths, run_id: str, head: dict, pages: Iterable[dict | b
         shutil.rmtree(final)  # an earlier freeze of this run that did not verify (never committed)
     os.makedirs(tmp, mode=0o700)
     if head.get("update") is not None:
-        if isinstance(head["update"].get("triggers"), list):  # a caller that holds them: the same file
-            triggers = (canonical(t) for t in head["update"]["triggers"])
-        count, digest = _write_lines(os.path.join(tmp, TRIGGERS), triggers)
-        said = head["update"].get("triggers")
-        if isinstance(said, int) and said != count:  # a head that counts triggers it was not given
-            raise ValueError(f"frozen report {run_id}: {count} triggers written, its head says {said}")
-        head = dict(head, update=dict(head["update"], triggers=count, triggers_digest=digest))
+        head = _with_triggers(tmp, run_id, head, triggers)
     head_bytes = canonical(head)
     atomic_write(os.path.join(tmp, "head.json"), head_bytes)
     page_digests = []
@@ -149,6 +143,17 @@ def write_frozen(paths: Paths, run_id: str, head: dict, pages: Iterable[dict | b
     os.rename(tmp, final)
     fsync_dir(runs_dir(paths))
     return final
+
+
+def _with_triggers(directory: str, run_id: str, head: dict, triggers: Iterable[bytes]) -> dict:
+    """Write the update's triggers to triggers.jsonl; the head, naming their count and digest."""
+    said = head["update"].get("triggers")
+    if isinstance(said, list):  # a caller that holds them: the same file
+        triggers = (canonical(t) for t in said)
+    count, digest = _write_lines(os.path.join(directory, TRIGGERS), triggers)
+    if isinstance(said, int) and said != count:  # a head that counts triggers it was not given
+        raise ValueError(f"frozen report {run_id}: {count} triggers written, its head says {said}")
+    return dict(head, update=dict(head["update"], triggers=count, triggers_digest=digest))
 
 
 def _write_lines(path: str, lines: Iterable[bytes]) -> tuple[int, str]:
