@@ -39,11 +39,18 @@ class ReplyGraph:
     _external: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def state(self, letter: Letter) -> str:
-        if self.is_external(letter.tool):
+        return self.fate(letter.id, letter.tool)
+
+    def fate(self, letter_id: str, tool: str) -> str:
+        """The state of the letter with this id and tool (what `state` asks)."""
+        external = self._external.get(tool)  # asked once per letter of a document: no call when known
+        if external is None:
+            external = self.is_external(tool)
+        if external:
             return EXTERNAL
-        if letter.id in self.closed:
+        if letter_id in self.closed:
             return FIRED_CLAY
-        if letter.id in self.picked_up:
+        if letter_id in self.picked_up:
             return IN_FLIGHT
         return WET_INK
 

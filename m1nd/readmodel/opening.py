@@ -111,6 +111,8 @@ class Opening:
             finally:
                 self._progress = None
         if fresh:
+            if self.persistent:  # read again by later commands: worth ordering once
+                store.cluster_letters(self.con)
             store.make_secondary(self.con)
             self.con.execute(f"PRAGMA cache_size = -{store.CACHE_KB}")
         self.sources = sources

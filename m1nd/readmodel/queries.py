@@ -57,8 +57,15 @@ class Queries:
         asked.  order: "id" (ascending id, then digest) or "newest" (by UTC time, newest
         first, then id descending).  `where` is extra SQL over the columns of
         `letters` (e.g. "agent = ?")."""
+        for r in self.letter_columns(_COLS, scope, order, missions, where, args):
+            yield _row(r)
+
+    def letter_columns(self, cols: str, scope: Source | None = None, order: str = "id", missions: bool = False,
+                       where: str = "", args: tuple = ()) -> Iterator[tuple]:
+        """`letters()` as plain rows of the columns `cols` (SQL over `letters l`): for a
+        document over every letter, which needs no LetterRow of each."""
         member, margs = self._member_sql(scope)
-        sql = f"SELECT {_COLS} FROM letters l WHERE 1" + ("" if missions else " AND l.mission = 0") + member
+        sql = f"SELECT {cols} FROM letters l WHERE 1" + ("" if missions else " AND l.mission = 0") + member
         if where:
             sql += f" AND ({where})"
         sql += " ORDER BY l.id, l.digest" if order == "id" else " ORDER BY l.sortkey DESC, l.id DESC, l.digest DESC"
@@ -70,8 +77,7 @@ class Queries:
             rows = cur.fetchmany(size)
             if not rows:
                 return
-            for r in rows:
-                yield _row(r)
+            yield from rows
             size = min(size * 4, 4096)
 
     def letters_since(self, gen: int, where: str = "", args: tuple = ()) -> Iterator[LetterRow]:

@@ -1,0 +1,149 @@
+"""The v0 document read front to back: a first build stores the letters in digest
+order (ids are digest prefixes, so the document's id order reads the table in
+order), letters indexed later follow them, and the document is written in blocks of
+views whose bytes are those of the document written whole."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import sqlite3
+
+import orjson
+import pytest
+
+from m1nd import jsonout
+from m1nd.readmodel import open_model, store
+from m1nd.run import open_run
+from m1nd.sweep import sweep, write_document, write_views
+
+
+def letters(n: int, start: int = 0) -> bytes:
+    out = []
+    for i in range(start, start + n):
+        letter = {"ts": f"2026-03-{1 + i % 28:02d}T10:{i % 60:02d}:00Z", "agent": f"agent-{'ab'[i % 2]}",
+                  "class": "BUG", "repo": "", "tool": "north", "what": f"seek returned a deleted node, case {i}"}
+        out.append(orjson.dumps(letter) + b"\n")
+    return b"".join(out)
+
+
+def rows_in_table_order(db: str) -> list[bytes]:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return [r[0] for r in con.execute("SELECT digest FROM letters ORDER BY rowid")]
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def home(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+def open_home(home):
+    return open_run(home=str(home), spool=str(home / "field-reports.jsonl"), cwd=str(home))
+
+
+def test_a_first_build_stores_its_letters_in_digest_order_and_letters_indexed_later_after_them(home):
+    spool = home / "field-reports.jsonl"
+    spool.write_bytes(letters(300))
+    model = open_model(open_home(home))
+    model.close()
+    db = store.db_path(str(home / "state"))
+    built = rows_in_table_order(db)
+    assert len(built) == 300 and built == sorted(built)
+    expected = sorted(hashlib.sha256(line).digest() for line in letters(300).splitlines())
+    assert built == expected
+
+    with open(spool, "ab") as fh:
+        fh.write(letters(40, start=300))
+    model = open_model(open_home(home))
+    model.close()
+    grown = rows_in_table_order(db)
+    assert grown[:300] == built  # an update adds rows; it does not sort the table again
+    assert sorted(grown[300:]) == sorted(hashlib.sha256(l).digest() for l in letters(40, start=300).splitlines())
+
+
+def test_the_document_from_a_clustered_table_grown_later_equals_the_document_from_the_files(home):
+    spool = home / "field-reports.jsonl"
+    spool.write_bytes(letters(200))
+    open_model(open_home(home)).close()  # the first build, clustered
+    reply = {"ts": "2026-03-30T09:00:00Z", "agent": "agent-c", "class": "triage", "what": "fixed in abc123",
+             "answers": [hashlib.sha256(letters(1).rstrip(b"\n")).hexdigest()[:12]]}
+    with open(spool, "ab") as fh:
+        fh.write(letters(50, start=200) + orjson.dumps(reply) + b"\n")
+    run = open_home(home)
+    model = open_model(run)
+    try:
+        out = io.BytesIO()
+        write_document(run, model, None, out)
+    finally:
+        model.close()
+    want = jsonout.dumps(sweep(run, distribute_first=False).doc)
+    assert out.getvalue() == want
+    assert b'"state": "fired_clay"' in want
+
+
+def test_a_table_with_no_room_for_its_sorted_copy_stays_as_it_was(home):
+    """SQLite refuses the copy (the database may not grow): the table is left as it
+    was, whole, and the same call with room sorts it."""
+    (home / "field-reports.jsonl").write_bytes(letters(400))
+    open_model(open_home(home)).close()
+    con = store.connect(store.db_path(str(home / "state")))
+    try:
+        con.execute("UPDATE letters SET rowid = -rowid")  # stored in reverse digest order
+        con.execute("VACUUM")  # no free page left for the copy to take
+        shuffled = [r[0] for r in con.execute("SELECT digest FROM letters ORDER BY rowid")]
+        assert shuffled == sorted(shuffled, reverse=True) and len(shuffled) == 400
+        assert con.execute("PRAGMA freelist_count").fetchone()[0] == 0
+        pages = con.execute("PRAGMA page_count").fetchone()[0]
+        con.execute(f"PRAGMA max_page_count = {pages + 2}")
+        store.cluster_letters(con)
+        assert not con.in_transaction
+        assert [r[0] for r in con.execute("SELECT digest FROM letters ORDER BY rowid")] == shuffled
+        assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'letters_sorted'").fetchone()[0] == 0
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        con.execute(f"PRAGMA max_page_count = {1 << 30}")
+        store.cluster_letters(con)
+        assert [r[0] for r in con.execute("SELECT digest FROM letters ORDER BY rowid")] == sorted(shuffled)
+    finally:
+        con.close()
+
+
+def view(i: int) -> dict:
+    """Views of every shape the document holds: nested lists, text that needs escaping,
+    and a held letter's few keys."""
+    if i % 7 == 3:
+        return {"id": f"{i:012x}", "ts": "2026-03-01T10:00:00Z", "state": "wet_ink", "held": "token"}
+    return {"agent": "agent-\u00e9", "answered_by": [f"{j:012x}" for j in range(i % 3)], "answers": [],
+            "brain": "", "class": "BUG", "expected": 'a "quoted"\nline\tand \\', "id": f"{i:012x}",
+            "repo": "repo-a", "snippet": "x" * (i % 5), "state": "in_flight", "tool": "north",
+            "ts": "2026-03-01T10:00:00Z", "what": f"letter {i}"}
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4095, 4096, 4097, 8193])
+def test_views_written_in_blocks_are_the_bytes_of_the_document_written_whole(n):
+    views = [view(i) for i in range(n)]
+    out = io.BytesIO()
+    out.write(b'{\n  "letters": [')
+    written = write_views(out, iter(views))
+    out.write(b"\n  ]\n}\n" if written else b"]\n}\n")
+    assert written == (n > 0)
+    assert out.getvalue() == jsonout.dumps({"letters": views})
+
+
+def test_a_document_of_more_letters_than_one_block_equals_the_document_from_the_files(home):
+    (home / "field-reports.jsonl").write_bytes(letters(4096 + 37))
+    run = open_home(home)
+    model = open_model(run)
+    try:
+        out = io.BytesIO()
+        counts = write_document(run, model, None, out)
+    finally:
+        model.close()
+    assert counts["total"] == 4096 + 37
+    assert out.getvalue() == jsonout.dumps(sweep(run, distribute_first=False).doc)
+    assert os.path.isfile(store.db_path(str(home / "state")))
