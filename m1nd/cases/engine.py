@@ -91,12 +91,12 @@ def _observed(run: Run, raws: list[bytes]) -> None:
     """The engine's own letters are seen as they are filed (reports contract section 2):
     an escalation or a regression reaches the ledger now, where `m1nd report` looks for
     triggers, not at the next read."""
-    observe_digests(run, [hashlib.sha256(r).hexdigest() for r in raws])
+    observe_digests(run, dict.fromkeys(hashlib.sha256(r).digest() for r in raws))
 
 
-def observe_digests(run: Run, digests: list[str]) -> None:
-    """Record these letters in the coverage ledger, observed now.  A ledger that cannot
-    be written never fails the filing."""
+def observe_digests(run: Run, digests: dict[bytes, None]) -> None:
+    """Record these letters (raw sha256 digests, distinct, in order) in the coverage
+    ledger, observed now.  A ledger that cannot be written never fails the filing."""
     from m1nd import ledger
     from m1nd.clock import parse_now, stamp
     from m1nd.errors import M1ndError
@@ -104,6 +104,6 @@ def observe_digests(run: Run, digests: list[str]) -> None:
     try:
         # as digests (bytes), checked and written in blocks: after the state was deleted
         # every witness arrives again, and (id, digest) pairs of them all took 600 MB
-        ledger.record_seen(run.paths, dict.fromkeys(bytes.fromhex(d) for d in digests), stamp(parse_now()))
+        ledger.record_seen(run.paths, digests, stamp(parse_now()))
     except (M1ndError, OSError):
         pass  # the next read records them

@@ -42,7 +42,7 @@ from m1nd.run import Run
 UNDECIDED_KEY = "cases_undecided"
 
 
-def _update_file(con: sqlite3.Connection, path: str, every: list[str] | None = None,
+def _update_file(con: sqlite3.Connection, path: str, every: dict[bytes, None] | None = None,
                  looked: Looked | None = None, spool: bool = False) -> bool:
     """Bring one file's rows up to its content; True when anything changed.  Raises
     OSError for a file that cannot be read.  `every`, `looked`: see _scan; `spool`: the
@@ -116,7 +116,10 @@ class Index:
         self.con, self.persistent, _ = store.open_db(run.paths.state)
         self.boxes: list[Box] = []  # the run's boxes whose letters are in the union, in run order
         self.changed = False
-        self.arrived: list[str] = []  # digests of the letters on the boxes' lines looked at for the first time
+        # digests (raw, in the order met, each once) of the letters on the boxes' lines looked at for the
+        # first time: after the state was deleted, every letter of every box (a million as 64-character
+        # strings, then again as bytes for the ledger, took 230 MB)
+        self.arrived: dict[bytes, None] = {}
 
     def update(self, spool_only: bool = False) -> None:
         self.changed |= _update_file(self.con, self.run.paths.spool, looked=self.looked, spool=True)

@@ -152,7 +152,7 @@ def _marked(line: bytes) -> bool:
     return any(marker in line and (not also or all(w in line.lower() for w in also)) for marker, also in MARKERS)
 
 
-def _appended_rows(data: bytes, base: int, digests: list[bytes], rows: _Rows, every: list[str] | None,
+def _appended_rows(data: bytes, base: int, digests: list[bytes], rows: _Rows, every: dict[bytes, None] | None,
                    looked: Looked) -> bool:
     """Rows (and letters for `every`) of lines this process appended to a box: `data`,
     at byte `base`, one line per digest in `digests` (sha256 of each line).  A line is
@@ -183,12 +183,12 @@ def _appended_rows(data: bytes, base: int, digests: list[bytes], rows: _Rows, ev
         if every is not None and digest not in observed:
             obj = load(raw)
             if obj is not None and obj.get("kind") != "mission":
-                every.append(digest.hex())
+                every[digest] = None
     rows.add(marked, base)
     return True
 
 
-def _letters_in_block(block: bytes, every: list[str], observed=()) -> None:
+def _letters_in_block(block: bytes, every: dict[bytes, None], observed=()) -> None:
     """The digests of the letters among these whole lines, for the coverage ledger, as
     a filing records its spool lines: malformed and blank lines and missions left out.
     A line whose digest is in `observed` is a letter the ledger holds: not parsed again."""
@@ -203,14 +203,14 @@ def _letters_in_block(block: bytes, every: list[str], observed=()) -> None:
                 continue
             obj = load(raw)
             if obj is not None and obj.get("kind") != "mission":
-                every.append(digest.hex())
+                every[digest] = None
 
 
-def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None = None,
+def _scan(fd: int, start: int, size: int, path: bytes, every: dict[bytes, None] | None = None,
           looked: Looked | None = None, appended=()) -> tuple[list[tuple], int]:
     """Rows of the lines in [start, size), and the offset after the last `\\n` (a final
     unterminated line is looked at, but read again next time: it may still grow).  With
-    `every`, the digest of each letter on a whole line is appended to it too (but for
+    `every`, the digest (raw) of each letter on a whole line is added to it too (but for
     letters `looked` says the ledger holds).  `appended`: (offset, length, crc32,
     digests) of stretches this process appended, whose lines are judged from their
     digests when the bytes there are still the ones written (_appended_rows)."""
@@ -234,7 +234,7 @@ def _scan(fd: int, start: int, size: int, path: bytes, every: list[str] | None =
     return rows.done(), end
 
 
-def _scan_bytes(fd: int, start: int, size: int, rows: _Rows, every: list[str] | None, looked: Looked | None,
+def _scan_bytes(fd: int, start: int, size: int, rows: _Rows, every: dict[bytes, None] | None, looked: Looked | None,
                 tail: bool = True) -> int:
     """_scan over bytes that are only bytes; `tail`: look at a final unterminated line.
     Returns the offset after the last `\\n`."""

@@ -5,6 +5,9 @@ is new (readmodel/tally.py).  A part of ReadModel (m1nd/readmodel/__init__.py)."
 
 from __future__ import annotations
 
+from itertools import groupby
+from operator import itemgetter
+
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, ReplyGraph
 from m1nd.readmodel import tally
 from m1nd.readmodel.rows import Source
@@ -73,12 +76,12 @@ class Aggregates:
         groups = self.con.execute(
             "SELECT l.tool, l.reply, count(*), sum(l.class = 'memory_misdelivery') FROM letters l"
             " WHERE l.mission = 0" + member + " GROUP BY l.tool, l.reply", margs).fetchall()
-        targets = []
+        targets = ()
         if graph.closed or graph.picked_up:
             self._load_targets(graph)
-            targets = self.con.execute(
+            targets = self.con.execute(  # streamed: a union's answered letters are many
                 "SELECT l.id, l.tool, l.reply FROM temp.targets t JOIN letters l ON l.id = t.id"
-                " WHERE l.mission = 0" + member, margs).fetchall()
+                " WHERE l.mission = 0" + member, margs)
         return self._count_rows(groups, targets, graph)
 
     def _box_counts_now(self, boxes: list[Source], graph: ReplyGraph) -> dict:
@@ -99,22 +102,25 @@ class Aggregates:
             "SELECT l.tool, l.reply, count(DISTINCT l.digest), count(DISTINCT CASE WHEN l.class = 'memory_misdelivery'"
             " THEN l.digest END) FROM copies c JOIN letters l ON l.digest = c.digest WHERE c.fid = ? AND l.mission = 0"
             f" AND {not_in_box} GROUP BY l.tool, l.reply", [spool, *fids])]
-        targets: dict = {}
+        # The answered letters of each box, then of the spool in no box, streamed a group at
+        # a time (after a first build they are every answered copy of the mailbox: held
+        # together they were the largest thing a sweep kept in memory).
+        counted = {}
+        targets = {}
         if graph.closed or graph.picked_up:
             self._load_targets(graph)
-            for grp, digest, lid, tool, reply in self.con.execute(
-                    "SELECT DISTINCT c.fid, c.digest, l.id, l.tool, l.reply FROM temp.targets t"
-                    " JOIN letters l ON l.id = t.id JOIN copies c ON c.digest = l.digest"
-                    f" WHERE (+c.fid IN ({marks}) OR c.fid = ?) AND l.mission = 0", [*fids, spool]):
-                targets.setdefault(grp, {})[digest] = (lid, tool, reply)
-            in_box = set()
-            for grp, found in targets.items():
-                if grp != spool:
-                    in_box.update(found)
-            targets["spool"] = {d: v for d, v in targets.pop(spool, {}).items() if d not in in_box}
-        out = {str(s.fid): self._count_rows(groups.get(s.fid, []), list(targets.get(s.fid, {}).values()), graph)
-               for s in boxes}
-        out["spool"] = self._count_rows(groups["spool"], list(targets.get("spool", {}).values()), graph)
+            rows = self.con.execute(
+                "SELECT DISTINCT c.fid, c.digest, l.id, l.tool, l.reply FROM temp.targets t"
+                " JOIN letters l ON l.id = t.id JOIN copies c ON c.digest = l.digest"
+                f" WHERE +c.fid IN ({marks}) AND l.mission = 0 ORDER BY c.fid", fids)
+            for grp, found in groupby(rows, key=itemgetter(0)):
+                counted[grp] = self._count_rows(groups.get(grp, []), (r[2:] for r in found), graph)
+            targets["spool"] = (r[1:] for r in self.con.execute(
+                "SELECT DISTINCT c.digest, l.id, l.tool, l.reply FROM temp.targets t"
+                " JOIN letters l ON l.id = t.id JOIN copies c ON c.digest = l.digest"
+                f" WHERE c.fid = ? AND l.mission = 0 AND {not_in_box}", [spool, *fids]))
+        out = {str(s.fid): counted.get(s.fid) or self._count_rows(groups.get(s.fid, []), (), graph) for s in boxes}
+        out["spool"] = self._count_rows(groups["spool"], targets.get("spool", ()), graph)
         return out
 
     def _load_targets(self, graph: ReplyGraph) -> None:
