@@ -147,3 +147,36 @@ def test_a_document_of_more_letters_than_one_block_equals_the_document_from_the_
     assert counts["total"] == 4096 + 37
     assert out.getvalue() == jsonout.dumps(sweep(run, distribute_first=False).doc)
     assert os.path.isfile(store.db_path(str(home / "state")))
+
+
+def test_newest_first_views_filter_from_the_index_and_an_older_model_gets_it_at_open(home):
+    """The newest-first index carries mission and reply (a box's newest letters are found
+    without reading every skipped letter from the table); a model made before it had
+    `letters_newest` without them: opened, it has the new index and lists the same."""
+    from m1nd.views import model_listing
+    from m1nd.viewdata import make_filters
+
+    (home / "field-reports.jsonl").write_bytes(letters(120))
+    run = open_home(home)
+
+    def listing():
+        model = open_model(run)
+        try:
+            got = model_listing(model, make_filters(state="all"), 10)
+            plan = " ".join(r[3] for r in model.con.execute(
+                "EXPLAIN QUERY PLAN SELECT l.id FROM letters l WHERE l.mission = 0 AND l.reply = 0"
+                " ORDER BY l.sortkey DESC, l.id DESC, l.digest DESC"))
+            names = {r[0] for r in model.con.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+            return [(s.letter.id, s.state) for s in got.shown], got.matched, plan, names
+        finally:
+            model.close()
+
+    fresh = listing()
+    assert "letters_recent" in fresh[2] and "letters_recent" in fresh[3] and "letters_newest" not in fresh[3]
+    con = store.connect(store.db_path(str(home / "state")))
+    con.execute("DROP INDEX letters_recent")
+    con.execute("CREATE INDEX letters_newest ON letters (sortkey, id, digest)")
+    con.close()
+    upgraded = listing()
+    assert "letters_newest" not in upgraded[3] and "letters_recent" in upgraded[3]
+    assert upgraded == fresh and len(fresh[0]) == 10 and fresh[1] == 120

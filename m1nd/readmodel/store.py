@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS files (
 );
 """ + LETTERS.format(name="letters") + """
 CREATE INDEX IF NOT EXISTS letters_id ON letters (id, digest);
-CREATE INDEX IF NOT EXISTS letters_newest ON letters (sortkey, id, digest);
+CREATE INDEX IF NOT EXISTS letters_recent ON letters (sortkey, id, digest, mission, reply);
 CREATE INDEX IF NOT EXISTS letters_replies ON letters (reply) WHERE reply = 1;
 CREATE INDEX IF NOT EXISTS letters_facts ON letters (digest, mission, reply, tool, class, id);
 CREATE INDEX IF NOT EXISTS letters_first ON letters (first_gen);
@@ -112,7 +112,7 @@ CREATE INDEX IF NOT EXISTS case_letters_digest ON case_letters (digest);
 # Secondary indexes: dropped while a new model is first built and made again at the
 # end (sorting once is much faster than keeping them up to date row by row).  A
 # build killed in between gets them back at the next open (SCHEMA makes them).
-SECONDARY = ("letters_id", "letters_newest", "letters_replies", "letters_facts", "letters_first", "copies_digest",
+SECONDARY = ("letters_id", "letters_recent", "letters_replies", "letters_facts", "letters_first", "copies_digest",
              "copies_gen", "replies_digest", "letters_secret")
 
 
@@ -187,6 +187,10 @@ def _prepare(con: sqlite3.Connection, in_memory: bool) -> None:
             raise
     if row is not None and row[0] != str(SCHEMA_VERSION):
         raise sqlite3.DatabaseError(f"schema version {row[0]}")
+    # Newest-first views filter on mission and reply: from the index, so that only the
+    # letters they keep are read from the table (in digest order after a first build,
+    # a random page each).  It replaced letters_newest, which lacked them.
+    con.execute("DROP INDEX IF EXISTS letters_newest")
     con.executescript(SCHEMA)  # idempotent: every statement is IF NOT EXISTS
     con.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(SCHEMA_VERSION),))
     con.execute("INSERT OR IGNORE INTO meta VALUES ('gen', '0')")
