@@ -125,6 +125,9 @@ def make_secondary(con: sqlite3.Connection) -> None:
     con.executescript(SCHEMA)
 
 
+SORT_CACHE_KB = 16_000  # the sorted copy's page cache, which also bounds SQLite's sorter
+
+
 def cluster_letters(con: sqlite3.Connection) -> None:
     """Rewrite `letters` in digest order, in one transaction, before a first build makes
     its secondary indexes.  `+digest` sorts the rows read front to back (SQLite's
@@ -132,6 +135,15 @@ def cluster_letters(con: sqlite3.Connection) -> None:
     page at a time.  It needs room for a second copy of the table: where there is none
     (a full disk), or the table is busy, the table stays as it was, as it does when the
     command is killed midway: correct, unclustered."""
+    size = con.execute("PRAGMA cache_size").fetchone()[0]
+    con.execute(f"PRAGMA cache_size = -{SORT_CACHE_KB}")
+    try:
+        _cluster(con)
+    finally:
+        con.execute(f"PRAGMA cache_size = {size}")
+
+
+def _cluster(con: sqlite3.Connection) -> None:
     con.execute("BEGIN IMMEDIATE")
     try:
         con.execute("DROP TABLE IF EXISTS letters_sorted")
