@@ -475,9 +475,12 @@ def _generic(text: str) -> str | None:
         longest = max(pieces, key=len)
         if len(longest) >= 16 and _mixed(longest, need_upper=True):
             return "random token"
-        # a random body cut by a few separators (trufflehog paypaloauth secret)
+        # a random body cut by a few separators (trufflehog paypaloauth secret); words then
+        # a digest-sized hex body (`Linux-Linux-Linux-<24 hex>`, a cache key) are not one,
+        # as they are not after a prefix above
         joined = "".join(pieces)
-        if len(pieces) <= 6 and len(joined) >= 32 and _mixed(joined, need_upper=True, rate=0.4):
+        if len(pieces) <= 6 and len(joined) >= 32 and _mixed(joined, need_upper=True, rate=0.4) \
+                and not (_digest_sized(pieces[-1]) and all(p.isalpha() for p in pieces[:-1])):
             return "random token"
     return None
 
