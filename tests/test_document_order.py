@@ -180,3 +180,38 @@ def test_newest_first_views_filter_from_the_index_and_an_older_model_gets_it_at_
     upgraded = listing()
     assert "letters_newest" not in upgraded[3] and "letters_recent" in upgraded[3]
     assert upgraded == fresh and len(fresh[0]) == 10 and fresh[1] == 120
+
+
+def test_a_spool_that_is_the_medulla_boxs_file_counts_its_answered_letters_as_the_files_do(home):
+    """The spool and the medulla box may be one file (`M1ND_SPOOL=<home>/inbox.jsonl`):
+    the sweep's table from the read model equals the table from the files, answered
+    letters included (they were dropped with the spool's when the two shared a file)."""
+    from m1nd.cli import render
+    from m1nd.viewdata import make_filters
+    from m1nd.views import files_sweep_listing, model_listing
+
+    spool = home / "inbox.jsonl"
+    body = letters(30)
+    ids = [hashlib.sha256(line).hexdigest()[:12] for line in body.splitlines()]
+    replies = [{"ts": "2026-03-30T09:00:00Z", "agent": "agent-c", "class": "triage", "what": "fixed",
+                "answers": ids[:4]},
+               {"ts": "2026-03-30T09:05:00Z", "agent": "agent-c", "class": "pickup", "what": "on it",
+                "answers": ids[4:7]}]
+    spool.write_bytes(body + b"".join(orjson.dumps(r) + b"\n" for r in replies))
+    run = open_run(home=str(home), spool=str(spool), cwd=str(home))
+    filters = make_filters()
+    want = files_sweep_listing(sweep(run, distribute_first=False), filters, 5)
+    model = open_model(run)
+    try:
+        got = model_listing(model, filters, 5)
+    finally:
+        model.close()
+    assert [(label, counts) for label, counts in got.rows] == [(label, counts) for label, counts in want.rows]
+    medulla = dict(got.rows)[next(label for label, _ in got.rows)]
+    assert medulla["fired_clay"] == 4 and medulla["in_flight"] == 3, got.rows
+
+    def shown(listing):
+        out = io.StringIO()
+        render.sweep_view(listing, listing.totals, out)
+        return out.getvalue()
+    assert shown(got) == shown(want)
