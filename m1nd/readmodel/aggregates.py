@@ -106,7 +106,7 @@ class Aggregates:
         # a time (after a first build they are every answered copy of the mailbox: held
         # together they were the largest thing a sweep kept in memory).
         counted = {}
-        targets = {}
+        spool_targets = ()
         if graph.closed or graph.picked_up:
             self._load_targets(graph)
             rows = self.con.execute(
@@ -115,12 +115,12 @@ class Aggregates:
                 f" WHERE +c.fid IN ({marks}) AND l.mission = 0 ORDER BY c.fid", fids)
             for grp, found in groupby(rows, key=itemgetter(0)):
                 counted[grp] = self._count_rows(groups.get(grp, []), (r[2:] for r in found), graph)
-            targets["spool"] = (r[1:] for r in self.con.execute(
+            spool_targets = (r[1:] for r in self.con.execute(
                 "SELECT DISTINCT c.digest, l.id, l.tool, l.reply FROM temp.targets t"
                 " JOIN letters l ON l.id = t.id JOIN copies c ON c.digest = l.digest"
                 f" WHERE c.fid = ? AND l.mission = 0 AND {not_in_box}", [spool, *fids]))
         out = {str(s.fid): counted.get(s.fid) or self._count_rows(groups.get(s.fid, []), (), graph) for s in boxes}
-        out["spool"] = self._count_rows(groups["spool"], targets.get("spool", ()), graph)
+        out["spool"] = self._count_rows(groups["spool"], spool_targets, graph)
         return out
 
     def _load_targets(self, graph: ReplyGraph) -> None:
