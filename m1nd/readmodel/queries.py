@@ -25,6 +25,10 @@ class Queries:
         """A key of the union's current content (changes when any file of the run does)."""
         return self._scope_key(None)
 
+    def content_key(self, scope: Source) -> str:
+        """A key of one box's current content (changes when its file does)."""
+        return self._scope_key(scope)
+
     def _fids(self, scope: Source | None) -> list[int]:
         if scope is not None:
             return [scope.fid] if scope.fid is not None else []

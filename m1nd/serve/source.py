@@ -3,10 +3,14 @@
 request (so a roster change is seen at once).
 
 Every answer that reads the mailbox asks the read model, as the command does; nothing
-is kept between requests. `show`, a box's document and the pages take turns
-(turns.py): one model per turn, brought current with the files as they are when the
-turn begins and shared by every request waiting then. The v0 document (long to write,
-so it would hold up a turn), doctor and cases open their own model.
+is kept between requests but answers whose every input is the same. `show`, a box's
+document and the pages take turns (turns.py): one model per turn, brought current
+with the files as they are when the turn begins and shared by every request waiting
+then. Each of them names what its answer is made of (`_box_key`, `_union_key`): an
+answer asked again with the same key is the one kept, so a box's document is made
+again only when its box changed, and the page once per change of the mailbox however
+many ask it. The v0 document (long to write, so it would hold up a turn), doctor and
+cases open their own model.
 
 What the mailbox and thread pages show, read from a turn's model, is pagedata.py's.
 """
@@ -85,7 +89,8 @@ class Mailbox:
 
             make_filters(given.get("state"), given.get("agent"), given.get("class"), given.get("tool"),
                          given.get("since"), given.get("until"), default_state="all")  # its errors first
-            return self.turns.ask(lambda run, model: self._box_doc(run, model, selector, given))
+            return self.turns.ask(lambda run, model: self._box_doc(run, model, selector, given),
+                                  lambda run, model: _box_key(run, model, selector, given))
         except M1ndError as exc:
             return documents.error(exc)
 
@@ -104,7 +109,8 @@ class Mailbox:
         from m1nd.show import show_json
 
         try:
-            return self.turns.ask(lambda run, model: documents.ok(show_json(model, given)))
+            return self.turns.ask(lambda run, model: documents.ok(show_json(model, given)),
+                                  lambda run, model: _union_key(run, model, "show", given))
         except M1ndError as exc:
             return documents.error(exc)
 
@@ -160,10 +166,41 @@ class Mailbox:
 
     def index(self, filters, render):
         """The mailbox page for these filters, from the model of a turn (rendered after it)."""
-        return render(self.turns.ask(lambda run, model: _index_data(run, model, filters)))
+        return self.turns.ask(lambda run, model: render(_index_data(run, model, filters)),
+                              lambda run, model: _union_key(run, model, "index", repr(filters)))
 
     def letter(self, ident: str, render):
-        return render(self.turns.ask(lambda run, model: _thread_data(model, ident)))
+        return self.turns.ask(lambda run, model: render(_thread_data(model, ident)),
+                              lambda run, model: _union_key(run, model, "thread", ident))
+
+
+# What an answer is made of (turns.py keeps answers by these keys). The model's epoch
+# makes generations comparable; a file's generation changes with anything indexed
+# from it; the run (its paths, every root as the roster gave it, reachable or not,
+# the markers) and the sources (labels, paths, refused boxes) are the rest of what
+# the views read.
+
+def _run_key(run: Run) -> tuple:
+    return (repr(run.paths), tuple(repr(r) for r in run.roots.roots), run.roots.base, run.bound, run.markers,
+            run.setup_problems)
+
+
+def _sources(model) -> tuple:
+    return tuple((s.kind, s.label, s.path, s.root, s.fid, s.problem) for s in model.sources)
+
+
+def _box_key(run: Run, model, selector: str | None, given: dict[str, str]) -> tuple:
+    """A box's document reads that box alone (its fates too), and the run's markers."""
+    from m1nd.boxview import box_source, select_box
+
+    source = box_source(model, select_box(run, selector))
+    return ("box", model.epoch, model.content_key(source), source.label, source.path, source.root,
+            run.markers, tuple(sorted(given.items())))
+
+
+def _union_key(run: Run, model, kind: str, given: str) -> tuple:
+    """`show` and the pages read the whole mailbox."""
+    return (kind, model.epoch, model.union_key(), _run_key(run), _sources(model), given)
 
 
 def _int_option(name: str, raw: str | None) -> int:

@@ -6,18 +6,32 @@ was waiting when it began; a request that arrives during a turn waits for the ne
 one. What the model derives for the whole mailbox (the reply graph, the counts) is
 then computed once per turn instead of once per request, and no answer is older
 than its request: each comes from files read after it arrived. A request is
-answered as soon as its work is done, not at the end of its turn. Nothing is kept
-between turns.
+answered as soon as its work is done, not at the end of its turn.
+
+A request may name what its answer is made of: a key computed in the turn from the
+model just brought current (the generations of the files it reads, the roster, the
+parameters; source.py builds them). An answer is kept under its key, and a later
+request whose key is the same, in this turn or a later one, gets the kept answer
+without computing it: the same files at the same generations give the same bytes.
+A box's document, which reads its box alone, is then computed again only when that
+box changes, however many letters arrive in the spool. Kept answers are bounded
+(KEEP_BYTES, KEEP_ENTRIES), the least recently asked going first; failures are
+never kept.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
+
+KEEP_BYTES = 64 << 20  # answers kept between turns, at most (a box document is ~10 MB at 1,000,000 letters)
+KEEP_ENTRIES = 256
 
 
 class _Ask:
-    def __init__(self, work) -> None:
+    def __init__(self, work, key) -> None:
         self.work = work
+        self.key = key
         self.wake = threading.Event()
         self.lead = False
         self.finished = False
@@ -34,11 +48,14 @@ class Turns:
         self.lock = threading.Lock()
         self.waiting: list[_Ask] = []
         self.busy = False
+        self.kept: OrderedDict = OrderedDict()  # key -> (value, size); only the turn's lead touches it
+        self.kept_bytes = 0
 
-    def ask(self, work):
+    def ask(self, work, key=None):
         """`work(*opened)`'s value (or its exception), computed in a turn that began
-        after this call."""
-        item = _Ask(work)
+        after this call; with `key`, the value kept under `key(*opened)` when one is
+        (`key` returns None, or raises, when the answer should be computed)."""
+        item = _Ask(work, key)
         with self.lock:
             self.waiting.append(item)
             if not self.busy:
@@ -59,7 +76,7 @@ class Turns:
                 with self.opened() as args:
                     for item in batch:
                         try:
-                            item.value = item.work(*args)
+                            item.value = self._answer(item, args)
                         except Exception as exc:  # each request gets its own failure
                             item.error = exc
                         item.answered = True
@@ -82,3 +99,40 @@ class Turns:
             for item in batch:
                 if not item.lead and not item.wake.is_set():
                     item.wake.set()
+
+    def _answer(self, item: _Ask, args):
+        key = None
+        if item.key is not None:
+            try:
+                key = item.key(*args)
+            except Exception:  # the work itself says what is wrong
+                key = None
+        if key is not None and key in self.kept:
+            self.kept.move_to_end(key)
+            return self.kept[key][0]
+        value = item.work(*args)
+        if key is not None:
+            self._keep(key, value)
+        return value
+
+    def _keep(self, key, value) -> None:
+        size = _size(value)
+        if size > KEEP_BYTES // 4:  # one answer never pushes out most of the others
+            return
+        if key in self.kept:
+            self.kept_bytes -= self.kept.pop(key)[1]
+        self.kept[key] = (value, size)
+        self.kept_bytes += size
+        while self.kept_bytes > KEEP_BYTES or len(self.kept) > KEEP_ENTRIES:
+            _, (_, gone) = self.kept.popitem(last=False)
+            self.kept_bytes -= gone
+
+
+def _size(value) -> int:
+    """About how many bytes a kept answer holds: a document's body, a page's text."""
+    if isinstance(value, (bytes, str)):
+        return len(value)
+    if isinstance(value, tuple):
+        return sum(_size(v) for v in value)
+    body = getattr(value, "body", None)
+    return len(body) if isinstance(body, (bytes, str)) else 4096
