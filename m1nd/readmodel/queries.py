@@ -29,6 +29,40 @@ class Queries:
         """A key of one box's current content (changes when its file does)."""
         return self._scope_key(scope)
 
+    def thread_key(self, lid: str) -> str:
+        """A key of what `show ID` reads of one id: the letters with that id, with the
+        ids they answer and with the ids of the letters that answer it, each letter
+        with its copies (where it lives, and whether it is in the union), and the
+        replies to each of those ids with their copies (which give their fates).  A
+        letter's fields never change under its digest.  Past DIGESTS_PER_QUERY ids,
+        the union's key."""
+        def by_ids(ids: list[str]) -> list:
+            marks = ",".join("?" * len(ids))
+            return self.con.execute(f"SELECT id, digest, answers FROM letters WHERE id IN ({marks})", ids).fetchall()
+
+        own = by_ids([lid])
+        related = {lid}
+        for _, _, answers in own:
+            related.update(a for a in orjson.loads(answers or "[]") if isinstance(a, str))
+        related.update(r[0] for r in self.con.execute(
+            "SELECT l.id FROM replies r JOIN letters l ON l.digest = r.digest WHERE r.target = ?", (lid,)))
+        if len(related) > DIGESTS_PER_QUERY:  # a thread that large: the whole mailbox's key
+            return "union:" + self.union_key()
+        ids = sorted(related)
+        marks = ",".join("?" * len(ids))
+        letters = sorted(by_ids(ids))
+        replies = sorted(self.con.execute(
+            f"SELECT target, digest, pos, receipt FROM replies WHERE target IN ({marks})", ids).fetchall())
+        digests = sorted({r[1] for r in letters} | {r[1] for r in replies})
+        copies = []
+        for at in range(0, len(digests), DIGESTS_PER_QUERY):
+            part = digests[at:at + DIGESTS_PER_QUERY]
+            copies += self.con.execute(f"SELECT digest, fid, line FROM copies WHERE digest IN"
+                                       f" ({','.join('?' * len(part))})", part).fetchall()
+        data = [ids, [[i, d.hex(), a] for i, d, a in letters],
+                [[t, d.hex(), p, r] for t, d, p, r in replies], sorted([d.hex(), f, n] for d, f, n in copies)]
+        return hashlib.sha256(orjson.dumps(data)).hexdigest()[:20]
+
     def _fids(self, scope: Source | None) -> list[int]:
         if scope is not None:
             return [scope.fid] if scope.fid is not None else []

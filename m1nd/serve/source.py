@@ -110,7 +110,7 @@ class Mailbox:
 
         try:
             return self.turns.ask(lambda run, model: documents.ok(show_json(model, given)),
-                                  lambda run, model: _union_key(run, model, "show", given))
+                                  lambda run, model: _show_key(run, model, given))
         except M1ndError as exc:
             return documents.error(exc)
 
@@ -189,18 +189,37 @@ def _sources(model) -> tuple:
     return tuple((s.kind, s.label, s.path, s.root, s.fid, s.problem) for s in model.sources)
 
 
+def _turn_key(run: Run, model) -> tuple:
+    """What every answer of a turn shares: the epoch, the mailbox's generations, the run
+    and the sources, worked out once per turn (the model is brought current once)."""
+    parts = getattr(model, "served_key", None)
+    if parts is None:
+        parts = model.served_key = (model.epoch, model.union_key(), _run_key(run), _sources(model))
+    return parts
+
+
 def _box_key(run: Run, model, selector: str | None, given: dict[str, str]) -> tuple:
     """A box's document reads that box alone (its fates too), and the run's markers."""
     from m1nd.boxview import box_source, select_box
 
     source = box_source(model, select_box(run, selector))
-    return ("box", model.epoch, model.content_key(source), source.label, source.path, source.root,
+    return ("box", _turn_key(run, model)[0], model.content_key(source), source.label, source.path, source.root,
             run.markers, tuple(sorted(given.items())))
+
+
+def _show_key(run: Run, model, given: str) -> tuple | None:
+    """`show` reads one id's thread (queries.thread_key), where its copies live, and
+    the run (the medulla letters it never holds)."""
+    from m1nd.show import resolve_id
+
+    lid = resolve_id(model, given)  # a prefix another letter made ambiguous: computed (an error)
+    epoch, _, run_key, sources = _turn_key(run, model)
+    return ("show", epoch, run_key, sources, lid, model.thread_key(lid), given)
 
 
 def _union_key(run: Run, model, kind: str, given: str) -> tuple:
     """`show` and the pages read the whole mailbox."""
-    return (kind, model.epoch, model.union_key(), _run_key(run), _sources(model), given)
+    return (kind, *_turn_key(run, model), given)
 
 
 def _int_option(name: str, raw: str | None) -> int:

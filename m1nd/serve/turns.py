@@ -74,15 +74,28 @@ class Turns:
         try:
             try:
                 with self.opened() as args:
-                    for item in batch:
+                    # Keys first: an answer already kept goes at once, before the turn
+                    # computes anything for the others.
+                    keys = [self._key(item, args) for item in batch]
+                    for item, key in zip(batch, keys):
+                        if key is not None and key in self.kept:
+                            self.kept.move_to_end(key)
+                            self._answered(item, self.kept[key][0])
+                    for item, key in zip(batch, keys):
+                        if item.answered:
+                            continue
+                        if key is not None and key in self.kept:  # asked twice in this turn
+                            self._answered(item, self.kept[key][0])
+                            continue
                         try:
-                            item.value = self._answer(item, args)
+                            value = item.work(*args)
                         except Exception as exc:  # each request gets its own failure
                             item.error = exc
-                        item.answered = True
-                        if not item.lead:  # its answer goes now; the turn goes on without it
-                            item.finished = True
-                            item.wake.set()
+                            self._answered(item, None)
+                            continue
+                        if key is not None:
+                            self._keep(key, value)
+                        self._answered(item, value)
             except Exception as exc:  # the model could not be opened: every request says why
                 for item in batch:
                     if not item.answered:
@@ -100,20 +113,22 @@ class Turns:
                 if not item.lead and not item.wake.is_set():
                     item.wake.set()
 
-    def _answer(self, item: _Ask, args):
-        key = None
-        if item.key is not None:
-            try:
-                key = item.key(*args)
-            except Exception:  # the work itself says what is wrong
-                key = None
-        if key is not None and key in self.kept:
-            self.kept.move_to_end(key)
-            return self.kept[key][0]
-        value = item.work(*args)
-        if key is not None:
-            self._keep(key, value)
-        return value
+    @staticmethod
+    def _answered(item: _Ask, value) -> None:
+        item.value = value
+        item.answered = True
+        if not item.lead:  # its answer goes now; the turn goes on without it
+            item.finished = True
+            item.wake.set()
+
+    @staticmethod
+    def _key(item: _Ask, args):
+        if item.key is None:
+            return None
+        try:
+            return item.key(*args)
+        except Exception:  # the work itself says what is wrong
+            return None
 
     def _keep(self, key, value) -> None:
         size = _size(value)

@@ -53,7 +53,7 @@ def set_markers(world: World, markers: list[str]) -> None:
         fh.write("[mailbox]\nforeign_markers = [" + ", ".join(f'"{m}"' for m in markers) + "]\n")
 
 
-@settings(max_examples=30, deadline=None, database=None,
+@settings(max_examples=60, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_server_that_keeps_answers_answers_what_a_fresh_server_and_the_files_answer(tmp_path, data):
@@ -67,7 +67,7 @@ def test_a_server_that_keeps_answers_answers_what_a_fresh_server_and_the_files_a
                 set_markers(world, data.draw(st.sampled_from([["playwright"], ["seek"], ["north"]])))
             elif op != "nothing":
                 apply(world, op, data)
-            ids = world.ids[-3:]
+            ids = world.ids[-6:]
             got = every_answer(kept, world, ids)
             want = every_answer(served(world), world, ids)  # a new server: nothing kept
             assert got == want
