@@ -134,18 +134,18 @@ def refresh_file(con: sqlite3.Connection, path: str, fd: int | None, secret_chec
         if row is not None and unchanged(row, st):
             con.execute("COMMIT")
             return row.fid, []
-        gen = _next_gen(con)
+        gens = [_next_gen(con)]
         if row is None:
             cur = con.execute("INSERT INTO files (path) VALUES (?)", (path_key(path),))
             row = FileRow(cur.lastrowid, -1, -1, -1, -1, 0, 0, [], None, 0)
-        removed = _Removed(con, row.fid, gen)
+        removed = _Removed(con, row.fid, gens[0])
         if st is None:
-            _forget(con, row.fid, gen, removed)
+            _forget(con, row.fid, gens[0], removed)
         else:
-            _index(con, row, fd, st, gen, removed, secret_check, progress)
+            _index(con, row, fd, st, gens, removed, secret_check, progress)
         removed.collect()
         con.execute("COMMIT")
-        return row.fid, [gen]
+        return row.fid, gens
     except BaseException:
         if con.in_transaction:
             con.execute("ROLLBACK")
@@ -161,9 +161,11 @@ def _forget(con, fid: int, gen: int, removed: _Removed) -> None:
         " tail_line = NULL, gen = ? WHERE fid = ?", (gen, fid))
 
 
-def _index(con, row: FileRow, fd: int, st, gen: int, removed: _Removed, secret_check, progress) -> None:
+def _index(con, row: FileRow, fd: int, st, gens: list[int], removed: _Removed, secret_check, progress) -> None:
     """Index the file's new lines: those past what is indexed when it only grew, else
-    all of them; its row then records how far it was read, and the stat to trust."""
+    all of them; its row then records how far it was read, and the stat to trust.
+    `gens`: the generations written, the last one current (a read that commits as it
+    goes takes a new one after each commit)."""
     fid = row.fid
     grew = (
         (st.st_dev, st.st_ino) == (row.dev, row.ino) and st.st_size >= row.offset
@@ -176,12 +178,12 @@ def _index(con, row: FileRow, fd: int, st, gen: int, removed: _Removed, secret_c
     else:
         removed.take("line > ?", (row.lines,))  # a last line that may have grown
         con.execute("DELETE FROM malformed WHERE fid = ? AND line > ?", (fid, row.lines))
-    _set_row(con, fid, st, row.offset, row.lines, row.hashes, None, gen)
+    _set_row(con, fid, st, row.offset, row.lines, row.hashes, None, gens[-1])
     # Into a model with no letters yet (a first build), asking which lines are
     # known costs a lookup per line and finds none: every line is parsed and
     # inserted (INSERT OR IGNORE keeps the first of a letter written twice).
     probe = con.execute("SELECT 1 FROM letters LIMIT 1").fetchone() is not None
-    offset, lines, tail, read_to, hashes = _read(con, fid, fd, st, row.offset, row.lines, row.hashes, gen,
+    offset, lines, tail, read_to, hashes = _read(con, fid, fd, st, row.offset, row.lines, row.hashes, gens,
                                                  secret_check, probe, progress)
     after = os.fstat(fd)
     # Record the file's stat only when everything up to its end was read:
@@ -193,14 +195,20 @@ def _index(con, row: FileRow, fd: int, st, gen: int, removed: _Removed, secret_c
         # this fresh is not trusted: the next update verifies the content
         # (chunks.settled: the memo of checksums follows the same rule).
         mtime = -2
-    _set_row(con, fid, after, offset, lines, hashes, tail, gen, size, mtime)
+    _set_row(con, fid, after, offset, lines, hashes, tail, gens[-1], size, mtime)
 
 
-def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str], gen: int, secret_check,
+def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str], gens: list[int], secret_check,
           probe: bool = True, progress=None):
     """Index the lines from `offset`, committing every CHUNK_LINES lines.  Returns
     (offset and line count of the terminated lines read, unfinished tail line or
-    None, bytes read up to, hashes of [0, offset))."""
+    None, bytes read up to, hashes of [0, offset)).
+
+    What each commit leaves is a generation of its own: what is kept by generation
+    (the read model's counts, the server's answers) and was computed from the part
+    committed so far is then told from the whole, whose later lines carry later
+    generations."""
+    gen = gens[-1]
     pending: list[tuple[int, int, int, bytes, bool]] = []  # (line, start, length, raw, terminated)
     tail = None
     read_to = offset
@@ -229,6 +237,8 @@ def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str]
                     _set_row(con, fid, st, offset, lines, hashes, None, gen)
                     con.execute("COMMIT")
                     con.execute("BEGIN IMMEDIATE")
+                    gen = _next_gen(con)
+                    gens.append(gen)
         if pending:
             tail = _flush(con, fid, pending, gen, secret_check, probe) or tail
     if progress is not None:
