@@ -6,10 +6,10 @@ Every answer that reads the mailbox asks the read model, as the command does; no
 is kept between requests but answers whose every input is the same. `show`, a box's
 document and the pages take turns (turns.py): one model per turn, brought current
 with the files as they are when the turn begins and shared by every request waiting
-then. Each of them names what its answer is made of (`_box_key`, `_union_key`): an
-answer asked again with the same key is the one kept, so a box's document is made
-again only when its box changed, and the page once per change of the mailbox however
-many ask it. The v0 document (long to write, so it would hold up a turn), doctor and
+then. Each of them names what its answer is made of (`_box_key`, `_show_key`,
+`_union_key`): an answer asked again with the same key is the one kept, so a box's
+document is made again only when its box changed, `show` when its thread did, and
+the page once per change of the mailbox however many ask it. The v0 document (long to write, so it would hold up a turn), doctor and
 cases open their own model.
 
 What the mailbox and thread pages show, read from a turn's model, is pagedata.py's.
@@ -165,7 +165,8 @@ class Mailbox:
     # pages -------------------------------------------------------------------
 
     def index(self, filters, render):
-        """The mailbox page for these filters, from the model of a turn (rendered after it)."""
+        """The mailbox page for these filters, from the model of a turn (rendered in it:
+        the page kept is the HTML)."""
         return self.turns.ask(lambda run, model: render(_index_data(run, model, filters)),
                               lambda run, model: _union_key(run, model, "index", repr(filters)))
 
@@ -218,7 +219,7 @@ def _show_key(run: Run, model, given: str) -> tuple | None:
 
 
 def _union_key(run: Run, model, kind: str, given: str) -> tuple:
-    """`show` and the pages read the whole mailbox."""
+    """The pages read the whole mailbox."""
     return (kind, *_turn_key(run, model), given)
 
 
