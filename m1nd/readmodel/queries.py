@@ -50,7 +50,8 @@ class Queries:
             return "union:" + self.union_key()
         ids = sorted(related)
         marks = ",".join("?" * len(ids))
-        letters = sorted(by_ids(ids))
+        others = [i for i in ids if i != lid]
+        letters = sorted(own + (by_ids(others) if others else []))  # the id's own rows are read once
         replies = sorted(self.con.execute(
             f"SELECT target, digest, pos, receipt FROM replies WHERE target IN ({marks})", ids).fetchall())
         digests = sorted({r[1] for r in letters} | {r[1] for r in replies})
