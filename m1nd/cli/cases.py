@@ -23,15 +23,16 @@ def clean(text: str) -> str:
     return safe(text, tab="\t")
 
 
-def print_line(console, *parts: tuple[str, str] | str) -> None:
+def print_line(lines: output.LineWriter, *parts: tuple[str, str] | str) -> None:
     """One line of plain text pieces, each optionally styled; never read as markup."""
-    from rich.text import Text
-
-    line = Text()
+    text, spans = "", []
     for part in parts:
-        text, style = (part, "") if isinstance(part, str) else part
-        line.append(clean(text), style=style or None)
-    console.print(line, soft_wrap=True)
+        piece, style = (part, "") if isinstance(part, str) else part
+        piece = clean(piece)
+        if style:
+            spans.append((len(text), len(text) + len(piece), style))
+        text += piece
+    lines.line(text, spans)
 
 
 def _resolve(model, prefix: str):
@@ -93,7 +94,7 @@ def _cases_view(overlay, cases, limit, tool, kind, state, recurring) -> None:
     from m1nd.cases.display import by_what_matters, display_name, standing
     from m1nd.words import plural
 
-    con = output.console()
+    con = output.LineWriter()
     shown = []
     for e in overlay.entries:
         family, k = fps.split(e.fingerprint)
@@ -167,7 +168,7 @@ def explain(
     if json_out:
         output.emit_json(docs[0][0] if len(docs) == 1 else [d for d, _, _ in docs])
         return
-    con = output.console()
+    con = output.LineWriter()
     for doc, why, item in docs:
         print_line(con, (f"letter {doc['id']}", "bold"))
         print_line(con, f"  fingerprint: {doc['fingerprint'] or 'none'}")
@@ -205,7 +206,7 @@ def claims_cmd(
     if json_out:
         output.emit_json(result.as_json())
         return
-    con = output.console()
+    con = output.LineWriter()
     from rich.table import Table
     from rich.text import Text
 
@@ -216,7 +217,7 @@ def claims_cmd(
         table.add_row(Text(clean(row["tool_family"])), row["symptom_kind"], str(row["wrong"]), str(row["right"]),
                       str(row["unresolved"]), str(row["total"]))
     if result.table:
-        con.print(table)
+        output.console().print(table)
     print_line(con, f"{plural(len(result.rows), 'honesty letter')} with a fingerprint; "
                 f"{result.kindless} without one (not counted)")
     if appended is not None:
@@ -246,7 +247,7 @@ def abandonment_cmd(
     if json_out:
         output.emit_json({"sessions": parsed.sessions, "filed": list(filing.filed)})
     else:
-        con = output.console()
+        con = output.LineWriter()
         for a, lid in zip(parsed.abandoned, filing.filed):
             print_line(con, f"{lid}  session {a.session}: {a.tool} {a.verb} → {a.outcome}, then stop")
         print_line(con, f"{plural(parsed.sessions, 'session')}, {plural(len(parsed.abandoned), 'abandonment')}; "

@@ -74,6 +74,61 @@ def _safe_console_class():
     return _SAFE_CONSOLE
 
 
+class LineWriter:
+    """Writes lines of text, each with optional styled spans [(start, end, style)]:
+    through a rich console when colour is allowed, else as that console would write
+    them without colour, without rich (plain_line)."""
+
+    def __init__(self, stream=None) -> None:
+        if colour_allowed(sys.stdout):
+            self.con, self.out = console(stream=stream), None
+            self.width = max(40, self.con.width)
+        else:
+            self.con, self.out = None, stream or sys.stdout
+            self.width = max(40, _width(sys.stdout))
+
+    def line(self, text: str = "", style_spans=()) -> None:
+        if self.out is not None:
+            self.out.write(plain_line(text))
+            return
+        from rich.text import Text
+
+        t = Text(text, no_wrap=True, overflow="ignore", end="\n")
+        for start, end, style in style_spans:
+            t.stylize(style, start, end)
+        self.con.print(t, soft_wrap=True, markup=False, highlight=False, emoji=False)
+
+
+def plain_line(text: str) -> str:
+    """What a colourless rich console writes for `text` printed as one soft-wrapped
+    line (and its newline): control codes rich drops are dropped, tabs become spaces to
+    the next 8-cell stop, then `safe_lines` as SafeConsole applies it.  Views write this
+    themselves when there is no colour to draw: importing and driving rich costs a
+    quarter of a read that finds nothing new (tests/test_plain_lines.py holds the two
+    to the same bytes)."""
+    text = text.translate(_RICH_DROPS)
+    if "\t" in text:
+        text = "\n".join(_expand_tabs(line) for line in text.split("\n"))
+    return safe_lines(text) + "\n"
+
+
+_RICH_DROPS = dict.fromkeys((7, 8, 11, 12, 13))  # rich.control.strip_control_codes
+
+
+def _expand_tabs(line: str) -> str:
+    from rich.cells import cell_len  # small: the cell widths, not the console
+
+    parts = line.split("\t")
+    out, column = [], 0
+    for part in parts[:-1]:
+        column += cell_len(part)
+        spaces = 8 - column % 8
+        out.append(part + " " * spaces)
+        column += spaces
+    out.append(parts[-1])
+    return "".join(out)
+
+
 def width() -> int:
     """The width human output is laid out for (stdout's terminal, COLUMNS, else 80)."""
     return _width(sys.stdout)

@@ -70,22 +70,10 @@ def pad(text: str, width: int) -> str:
     return text + " " * (width - _cells(text))
 
 
-class Printer:
+class Printer(output.LineWriter):
     """Writes lines of plain text to the console (colour only when allowed)."""
 
     STYLES = {"wet_ink": "bold", IN_FLIGHT: "yellow", FIRED_CLAY: "green", EXTERNAL: "dim"}
-
-    def __init__(self, stream=None) -> None:
-        self.con = output.console(stream=stream)
-        self.width = max(40, self.con.width)
-
-    def line(self, text: str = "", style_spans=()) -> None:
-        from rich.text import Text
-
-        t = Text(text, no_wrap=True, overflow="ignore", end="\n")
-        for start, end, style in style_spans:
-            t.stylize(style, start, end)
-        self.con.print(t, soft_wrap=True, markup=False, highlight=False, emoji=False)
 
 
 # -- the box table --------------------------------------------------------------------

@@ -34,7 +34,7 @@ def sentinels_run(
     if json_out:
         output.emit_json(doc)
     else:
-        con = output.console()
+        con = output.LineWriter()
         for r in report.results:
             style = {"green": "green", "red": "bold red"}.get(r.status, "yellow")
             print_line(con, (f"{r.status:<11}", style), f" {r.guard.fingerprint}  receipt {r.guard.receipt.id}  "
@@ -68,4 +68,4 @@ def sentinels_allow(
     if json_out:
         output.emit_json({"receipt": guard.receipt.id, "probe": guard.probe, "fingerprint": guard.fingerprint})
         return
-    print_line(output.console(), f"allowed for receipt {guard.receipt.id} ({guard.fingerprint}): {guard.probe}")
+    print_line(output.LineWriter(), f"allowed for receipt {guard.receipt.id} ({guard.fingerprint}): {guard.probe}")
