@@ -21,7 +21,7 @@ import os
 
 import orjson
 
-from m1nd.chunks import region_hashes
+from m1nd.chunks import region_hashes, same_bytes
 from m1nd.fsutil import atomic_write, read_regular
 from m1nd.paths import ensure_dir
 
@@ -173,7 +173,7 @@ class BoxIndex:
                 return False
             if (st.st_size, st.st_mtime_ns) == self.seen:
                 return True
-            return region_hashes(fd, self.offset) == self.hashes
+            return same_bytes(fd, self.offset, self.hashes)
         finally:
             os.close(fd)
 
@@ -222,7 +222,7 @@ class BoxIndex:
             return  # untouched since the index last saw it
         grew_only = (
             ident == self.ident and st.st_size >= self.offset
-            and region_hashes(fd, self.offset) == self.hashes
+            and same_bytes(fd, self.offset, self.hashes)
         )
         if not grew_only:
             self.blob, self.added, self.offset, self.hashes, self.ident = b"", set(), 0, [], ident

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from m1nd.chunks import region_hashes
+from m1nd.chunks import region_hashes, same_bytes
 from m1nd.fsutil import TEMP_PREFIX, atomic_write, open_fd
 from m1nd.paths import ensure_dir
 
@@ -99,7 +99,7 @@ def spool_unchanged(mark: SpoolMark, fd: int) -> bool:
         return False
     if (st.st_size, st.st_mtime_ns) == (mark.size, mark.mtime_ns):
         return True
-    return region_hashes(fd, mark.offset) == mark.hashes
+    return same_bytes(fd, mark.offset, mark.hashes)
 
 
 def _checksum(body: bytes) -> str:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import orjson
 
 from m1nd.boxes import Box, refusal
-from m1nd.chunks import region_hashes, settled
+from m1nd.chunks import region_hashes, same_bytes, settled
 from m1nd.cases.overlay import Witness
 from m1nd.cases.witnessscan import ESCALATION, WITNESS, Looked, _scan
 from m1nd.fsutil import open_regular
@@ -71,7 +71,7 @@ def _update_file(con: sqlite3.Connection, path: str, every: dict[bytes, None] | 
             fd = fh.fileno()
             hashes = orjson.loads(row[5]) if row is not None else []
             grew = (row is not None and (row[0], row[1]) == (st.st_dev, st.st_ino) and st.st_size >= row[4]
-                    and region_hashes(fd, row[4]) == hashes)
+                    and same_bytes(fd, row[4], hashes))
             start = row[4] if grew else 0
             if not grew:
                 hashes = []

@@ -2,7 +2,7 @@
 
 A file is verified the way boxindex.py verifies boxes: untouched since it was last
 indexed (same device, inode, size and mtime) costs one fstat; a file that changed
-in place is checked against the CRC-32 checksums of the bytes indexed so far, and
+in place is checked against the chunk checksums of the bytes indexed so far, and
 when it only grew, only the new bytes are read; a file that was replaced (a git
 checkout writes a new file), truncated or rewritten anywhere is indexed again from
 its first byte.  Each file's update is one SQLite transaction, so a process killed
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from m1nd.chunks import region_hashes, settled
+from m1nd.chunks import region_hashes, same_bytes, settled
 from m1nd.fates import is_receipt_class
 from m1nd.letters import iter_raw, load
 from m1nd.readmodel.rows import INSERT_LETTER, letter_row
@@ -169,7 +169,7 @@ def _index(con, row: FileRow, fd: int, st, gens: list[int], removed: _Removed, s
     fid = row.fid
     grew = (
         (st.st_dev, st.st_ino) == (row.dev, row.ino) and st.st_size >= row.offset
-        and region_hashes(fd, row.offset) == row.hashes
+        and same_bytes(fd, row.offset, row.hashes)
     )
     if not grew:
         removed.take("1", ())
