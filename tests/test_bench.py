@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "run.py"
 
 
@@ -39,13 +41,18 @@ def test_a_tiny_benchmark_run_prints_every_operation_with_its_ratio(tmp_path):
     assert float(ratios["realistic: `m1nd report` (scheduled) right after 20 new letters"]) > 0
 
 
-def test_a_tiny_comparison_of_two_trees_prints_every_read_with_its_ratio(tmp_path):
+@pytest.mark.parametrize("mode", [["--new-letters", "5"], ["--new-letters", "0", "--blocks"]],
+                         ids=["alternating-after-new-letters", "in-blocks-with-nothing-new"])
+def test_a_tiny_comparison_of_two_trees_prints_every_read_with_its_ratio(tmp_path, mode):
     root = str(BENCH.parent.parent)
     done = subprocess.run([sys.executable, str(BENCH.parent / "compare.py"), "--old", root, "--new", root,
                            "--workdir", str(tmp_path / "cmp"), "--letters", "300", "--repos", "3",
-                           "--new-letters", "5", "--rounds", "1"], capture_output=True, text=True, timeout=600)
+                           "--rounds", "1", *mode], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     rows = [line.split("|") for line in done.stdout.splitlines() if line.startswith("| `m1nd ")]
     assert [r[1].strip() for r in rows] == ["`m1nd sweep`", "`m1nd box repo-001`", "`m1nd show ID`",
                                            "`m1nd doctor`", "`m1nd cases`"]
-    assert all(float(r[2]) > 0 and float(r[3]) > 0 and float(r[4]) > 0 for r in rows)
+    assert all(float(r[2]) > 0 and float(r[3]) > 0 and float(r[4]) > 0 and float(r[6].strip(" ×")) > 0
+               for r in rows)
+    assert "baseline (bench/baseline.py, median of 3) before " in done.stdout
+    assert ("first command of each block" in done.stdout) == ("--blocks" in mode)
