@@ -90,6 +90,7 @@ class LineWriter:
     def line(self, text: str = "", style_spans=()) -> None:
         if self.out is not None:
             self.out.write(plain_line(text))
+            self.out.flush()  # as rich does after each print: stderr lines stay in order with these
             return
         from rich.text import Text
 
