@@ -124,10 +124,19 @@ def _seen_chunks(fd: int) -> list[str]:
     return kept[1]
 
 
+def _memo_sum(body: bytes) -> bytes:
+    """The memo's own checksum, before its body: XXH3-64 where releases that kept CRC-32
+    chunk hashes put a CRC-32 of 4 bytes, so that neither reads the other's memo (an
+    earlier release would take these hashes for its own and mix them into its lists)."""
+    from xxhash import xxh3_64_digest
+
+    return xxh3_64_digest(body)
+
+
 class _Memo:
     """The part of _SEEN kept on disk between processes: {(dev, ino): (size, mtime_ns,
-    hashes)} marshalled behind its CRC-32, at most KEEP files.  A memo that cannot be
-    read or written is no memo: every failure here only means reading the bytes."""
+    hashes)} marshalled behind its checksum (_memo_sum), at most KEEP files.  A memo that
+    cannot be read or written is no memo: every failure here only means reading the bytes."""
 
     KEEP = 256
 
@@ -146,9 +155,9 @@ class _Memo:
         if self.entries is None:
             self.entries = {}
             data = _read_small_regular(self.path) if self.path is not None else None
-            if data is not None and data[:4] == zlib.crc32(data[4:]).to_bytes(4, "big"):
+            if data is not None and data[:8] == _memo_sum(data[8:]):
                 try:
-                    loaded = marshal.loads(data[4:])
+                    loaded = marshal.loads(data[8:])
                 except (ValueError, EOFError, TypeError):
                     loaded = None
                 if isinstance(loaded, dict):
@@ -187,7 +196,7 @@ class _Memo:
         from m1nd.fsutil import atomic_write
 
         try:  # a cache: renamed into place, not synced
-            atomic_write(self.path, zlib.crc32(body).to_bytes(4, "big") + body, sync=False)
+            atomic_write(self.path, _memo_sum(body) + body, sync=False)
         except OSError:
             pass
 

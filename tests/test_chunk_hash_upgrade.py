@@ -142,3 +142,26 @@ def test_a_memo_of_crc32_hashes_is_no_help_and_never_mixed_in(tmp_path, monkeypa
     finally:
         os.close(fd)
     assert hashes == [f"{__import__('xxhash').xxh3_64_intdigest(b'x' * chunks.CHUNK):016x}"] * 3
+
+
+def test_an_earlier_release_cannot_read_this_memo_and_this_one_ignores_theirs(m1nd_home, spool_path):
+    import time
+
+    write_spool(spool_path, _letters(2000, 0))  # past three chunks
+    then = time.time_ns() - 5_000_000_000 + 123_457
+    os.utime(spool_path, ns=(then, then))
+    _m1nd("distribute")
+    memo = m1nd_home / "state" / chunks.MEMO_NAME
+    data = memo.read_bytes()
+    # the check an earlier release makes before it trusts the memo's hashes as CRC-32 ones
+    assert data[:4] != zlib.crc32(data[4:]).to_bytes(4, "big")
+    kept = next(iter(__import__("marshal").loads(data[8:]).values()))
+    assert len(kept[2]) >= 3 and chunks.current(kept[2])
+    # and theirs, here: CRC-32 before the body, hashes of 8 digits, which must not be used
+    body = __import__("marshal").dumps({k: (v[0], v[1], ["0000abcd"] * len(v[2]))
+                                        for k, v in __import__("marshal").loads(data[8:]).items()})
+    memo.write_bytes(zlib.crc32(body).to_bytes(4, "big") + body)
+    _m1nd("sweep", "--json")
+    assert chunks.current(orjson.loads((m1nd_home / "state" / "distribute.json").read_bytes())["mark"]["hashes"])
+    assert len(memo.read_bytes()) > 8 and memo.read_bytes()[:8] == __import__("xxhash").xxh3_64_digest(
+        memo.read_bytes()[8:])

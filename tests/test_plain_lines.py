@@ -12,6 +12,7 @@ import io
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,3 +85,56 @@ def test_a_sweep_without_colour_never_imports_richs_console(tmp_path):
     imported = {line.rpartition("|")[2].strip() for line in done.stderr.splitlines() if "import time:" in line}
     assert "m1nd.cli.render" in imported and "rich.console" not in imported
     assert "seek returned" in done.stdout  # a tab in a letter is shown as a space
+
+
+def _on_a_tty(args: list[str], env_changes: dict, home, spool) -> tuple[int, bytes]:
+    """(exit code, what reached the terminal) of `m1nd ARGS` with stdout and stderr on a pty."""
+    import os
+    import pty
+
+    from tests.conftest import read_terminal
+
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "M1ND_HOME": str(home),
+           "M1ND_SPOOL": str(spool)}
+    env.pop("NO_COLOR", None)
+    env.update(env_changes)
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "m1nd", *args], stdout=slave, stderr=slave,
+                                stdin=subprocess.DEVNULL, env=env)
+        os.close(slave)
+        out = read_terminal(master)
+        code = proc.wait(timeout=60)
+    finally:
+        os.close(master)
+    return code, out
+
+
+def _many_letters(tmp_path):
+    spool = tmp_path / "spool.jsonl"
+    spool.write_text("".join(f'{{"ts":"2026-01-01T00:00:{i % 60:02d}Z","agent":"agent-a","class":"bug",'
+                             f'"tool":"seek","what":"letter {i} of many"}}\n' for i in range(3000)) + "not json\n")
+    return tmp_path / "home", spool
+
+
+@pytest.mark.parametrize("colour", [{"NO_COLOR": "1"}, {}], ids=["without-colour", "with-colour"])
+def test_a_pager_that_quits_early_ends_the_view_with_exit_1_and_nothing_more(tmp_path, colour):
+    home, spool = _many_letters(tmp_path)
+    code, out = _on_a_tty(["sweep", "--state", "all", "--all"], {"M1ND_PAGER": "head -c 1", **colour}, home, spool)
+    assert code == 1, out[-400:]
+    assert b"malformed" not in out  # the read's warnings come after the view: not after its reader left
+
+
+@pytest.mark.parametrize("term", ["dumb", "xterm-256color"])
+def test_views_are_laid_out_for_columns_with_colour_or_without(tmp_path, term):
+    import re
+
+    home, spool = _many_letters(tmp_path)
+    texts = []
+    for colour in ({"NO_COLOR": "1"}, {}):
+        code, out = _on_a_tty(["sweep", "--no-pager"], {"TERM": term, "COLUMNS": "60", **colour}, home, spool)
+        assert code == 0, out[-400:]
+        texts.append(re.sub(rb"\x1b\[[0-9;]*m", b"", out).decode().replace("\r\n", "\n"))
+    assert texts[0] == texts[1]
+    view = [line for line in texts[0].splitlines() if not line.startswith("m1nd: warning: ")]  # stderr's
+    assert max(len(line) for line in view) <= 60 and len(view) > 10

@@ -80,17 +80,22 @@ class LineWriter:
     them without colour, without rich (plain_line)."""
 
     def __init__(self, stream=None) -> None:
+        # The width lines are laid out for, with colour or without.  (rich's own width
+        # would be 80 on a terminal whose TERM is dumb or unknown, whatever COLUMNS says;
+        # lines are cut to this one before rich sees them.)
+        self.width = max(40, _width(sys.stdout))
         if colour_allowed(sys.stdout):
             self.con, self.out = console(stream=stream), None
-            self.width = max(40, self.con.width)
         else:
             self.con, self.out = None, stream or sys.stdout
-            self.width = max(40, _width(sys.stdout))
 
     def line(self, text: str = "", style_spans=()) -> None:
         if self.out is not None:
-            self.out.write(plain_line(text))
-            self.out.flush()  # as rich does after each print: stderr lines stay in order with these
+            try:
+                self.out.write(plain_line(text))
+                self.out.flush()  # as rich does after each print: stderr lines stay in order with these
+            except BrokenPipeError:
+                _reader_gone()
             return
         from rich.text import Text
 
@@ -98,6 +103,17 @@ class LineWriter:
         for start, end, style in style_spans:
             t.stylize(style, start, end)
         self.con.print(t, soft_wrap=True, markup=False, highlight=False, emoji=False)
+
+
+def _reader_gone() -> None:
+    """The reader of the view went away (a pager quit, `| head`): what rich does then,
+    so that colour or not ends alike: nothing more reaches stdout, and exit 1."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the buffered rest must not fail again at exit
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+    raise SystemExit(1)
 
 
 def plain_line(text: str) -> str:
