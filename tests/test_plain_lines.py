@@ -138,3 +138,16 @@ def test_views_are_laid_out_for_columns_with_colour_or_without(tmp_path, term):
     assert texts[0] == texts[1]
     view = [line for line in texts[0].splitlines() if not line.startswith("m1nd: warning: ")]  # stderr's
     assert max(len(line) for line in view) <= 60 and len(view) > 10
+
+
+def test_an_output_that_cannot_encode_the_view_says_how_to_fix_it_in_one_line(tmp_path):
+    import os
+
+    spool = tmp_path / "spool.jsonl"
+    spool.write_text('{"ts":"2026-01-01T00:00:00Z","agent":"agent-a","class":"bug","what":"café déjà vu"}\n',
+                     encoding="utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "M1ND_HOME": str(tmp_path / "home"), "M1ND_SPOOL": str(spool)}
+    done = subprocess.run([sys.executable, "-m", "m1nd", "sweep"], capture_output=True, env=env, timeout=60)
+    assert done.returncode == 1
+    err = done.stderr.decode("ascii")
+    assert err.count("\n") == 1 and "PYTHONIOENCODING=utf-8" in err and "ascii" in err, err

@@ -84,6 +84,9 @@ def _describe(exc: BaseException) -> str:
             where = where.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         what = exc.strerror or str(exc)
         return f"{where}: {what}" if where else what
+    if isinstance(exc, UnicodeEncodeError) and exc.encoding.lower().replace("-", "").replace("_", "") != "utf8":
+        return (f"this text cannot be written in the output's encoding, {exc.encoding} "
+                f"(set PYTHONIOENCODING=utf-8, or a UTF-8 locale)")
     if isinstance(exc, UnicodeError):
         return f"a path or an argument is not valid text here ({exc})"
     return f"{type(exc).__name__}: {exc}"
