@@ -35,14 +35,16 @@ def _hash_chunk(data: bytes) -> str:
 
 def current(hashes: list[str]) -> bool:
     """Whether `hashes` were taken by this release's hash (not CRC-32, before it)."""
-    return all(len(h) == _HEX for h in hashes)
+    return isinstance(hashes, list) and all(type(h) is str and len(h) == _HEX for h in hashes)
 
 
 def same_bytes(fd: int, offset: int, hashes: list[str]) -> bool:
     """Whether [0, offset) still holds the bytes `hashes` were taken of, in the hash
-    they were taken with."""
+    they were taken with (anything else stored there, a damaged state, is no match)."""
     if current(hashes):
         return region_hashes(fd, offset) == hashes
+    if not isinstance(hashes, list) or not all(type(h) is str and len(h) == 8 for h in hashes):
+        return False
     return _crc32_hashes(fd, offset) == hashes
 
 

@@ -165,3 +165,30 @@ def test_an_earlier_release_cannot_read_this_memo_and_this_one_ignores_theirs(m1
     assert chunks.current(orjson.loads((m1nd_home / "state" / "distribute.json").read_bytes())["mark"]["hashes"])
     assert len(memo.read_bytes()) > 8 and memo.read_bytes()[:8] == __import__("xxhash").xxh3_64_digest(
         memo.read_bytes()[8:])
+
+
+@pytest.mark.parametrize("stored", [5, None, "abc", [1, 2], ["0000abcd", 7], {"a": 1}, ["x" * 16, "y"]],
+                         ids=repr)
+def test_hashes_a_damaged_state_holds_are_no_match_and_never_an_error(tmp_path, stored):
+    path = tmp_path / "box.jsonl"
+    path.write_bytes(b"y" * (chunks.CHUNK + 10))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert chunks.same_bytes(fd, chunks.CHUNK + 10, stored) is False
+        assert chunks.current(stored) is False
+    finally:
+        os.close(fd)
+
+
+def test_a_read_model_whose_hashes_were_damaged_indexes_the_file_again(previous_release_home, m1nd_home,
+                                                                       spool_path):
+    con = sqlite3.connect(m1nd_home / "state" / "readmodel.sqlite3")
+    try:
+        with con:
+            con.execute("UPDATE files SET hashes = '[1, 2]' WHERE offset > 0")
+    finally:
+        con.close()
+    write_spool(spool_path, _letters(3, 720, repo="elsewhere"))
+    document = _m1nd("--inbox-sweep", "--no-distribute").stdout
+    shutil.rmtree(m1nd_home / "state")
+    assert _m1nd("--inbox-sweep", "--no-distribute").stdout == document
