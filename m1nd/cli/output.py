@@ -120,9 +120,8 @@ def plain_line(text: str) -> str:
     """What a colourless rich console writes for `text` printed as one soft-wrapped
     line (and its newline): control codes rich drops are dropped, tabs become spaces to
     the next 8-cell stop, then `safe_lines` as SafeConsole applies it.  Views write this
-    themselves when there is no colour to draw: importing and driving rich costs a
-    quarter of a read that finds nothing new (tests/test_plain_lines.py holds the two
-    to the same bytes)."""
+    themselves when there is no colour to draw: importing and driving rich cost about
+    20 ms of every read (tests/test_plain_lines.py holds the two to the same bytes)."""
     text = text.translate(_RICH_DROPS)
     if "\t" in text:
         text = "\n".join(_expand_tabs(line) for line in text.split("\n"))
