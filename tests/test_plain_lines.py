@@ -1,8 +1,9 @@
 """Human views without colour are written without rich, byte for byte as rich writes them.
 
 Importing and driving rich's console cost a read about 20 ms; without colour there is
-nothing for it to draw, so the views write their lines themselves (output.plain_line).  The oracle is rich itself: the same lines through a
-colourless rich console, for any text a letter can carry.
+nothing for it to draw, so the views write their lines themselves (output.plain_line).
+The oracle is rich itself: the same lines through a colourless rich console, for any
+text a letter can carry.
 """
 
 from __future__ import annotations
