@@ -192,3 +192,22 @@ def test_a_read_model_whose_hashes_were_damaged_indexes_the_file_again(previous_
     document = _m1nd("--inbox-sweep", "--no-distribute").stdout
     shutil.rmtree(m1nd_home / "state")
     assert _m1nd("--inbox-sweep", "--no-distribute").stdout == document
+
+
+@pytest.mark.parametrize("damage", ["notjson", "[1, 2]", '"x"', "5"])
+def test_a_witness_index_whose_hashes_were_damaged_is_rebuilt_never_an_error(previous_release_home, m1nd_home,
+                                                                            spool_path, damage):
+    _m1nd("cases")
+    con = sqlite3.connect(m1nd_home / "state" / "readmodel.sqlite3")
+    try:
+        with con:
+            damaged = con.execute("UPDATE case_files SET hashes = ?", (damage,)).rowcount
+    finally:
+        con.close()
+    assert damaged >= 1
+    write_spool(spool_path, _letters(3, 730, repo="repo-a"))
+    for command in (["sweep"], ["distribute"], ["cases"]):
+        _m1nd(*command)  # exit 0, or the assertion inside says what it printed
+    document = _m1nd("--inbox-sweep", "--no-distribute").stdout
+    shutil.rmtree(m1nd_home / "state")
+    assert _m1nd("--inbox-sweep", "--no-distribute").stdout == document

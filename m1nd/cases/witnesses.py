@@ -42,6 +42,15 @@ from m1nd.run import Run
 UNDECIDED_KEY = "cases_undecided"
 
 
+def _stored_hashes(text) -> list | None:
+    """The chunk hashes a row keeps; a damaged value is none (same_bytes: no match), so the
+    file is looked at again from its first byte instead of failing every filing."""
+    try:
+        return orjson.loads(text)
+    except (orjson.JSONDecodeError, TypeError):
+        return None
+
+
 def _update_file(con: sqlite3.Connection, path: str, every: dict[bytes, None] | None = None,
                  looked: Looked | None = None, spool: bool = False) -> bool:
     """Bring one file's rows up to its content; True when anything changed.  Raises
@@ -69,7 +78,7 @@ def _update_file(con: sqlite3.Connection, path: str, every: dict[bytes, None] | 
                 con.execute("COMMIT")
                 return True
             fd = fh.fileno()
-            hashes = orjson.loads(row[5]) if row is not None else []
+            hashes = _stored_hashes(row[5]) if row is not None else []
             grew = (row is not None and (row[0], row[1]) == (st.st_dev, st.st_ino) and st.st_size >= row[4]
                     and same_bytes(fd, row[4], hashes))
             start = row[4] if grew else 0

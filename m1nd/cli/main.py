@@ -85,7 +85,9 @@ def _describe(exc: BaseException) -> str:
         what = exc.strerror or str(exc)
         return f"{where}: {what}" if where else what
     if isinstance(exc, UnicodeEncodeError) and exc.encoding.lower().replace("-", "").replace("_", "") != "utf8":
-        return (f"this text cannot be written in the output's encoding, {exc.encoding} "
+        # Python names some codecs by their kind ("charmap" for cp1252): stdout's name is the setting's
+        name = getattr(sys.stdout, "encoding", None) if exc.encoding == "charmap" else exc.encoding
+        return (f"this text cannot be written in the output's encoding, {name or exc.encoding} "
                 f"(set PYTHONIOENCODING=utf-8, or a UTF-8 locale)")
     if isinstance(exc, UnicodeError):
         return f"a path or an argument is not valid text here ({exc})"

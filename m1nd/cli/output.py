@@ -70,6 +70,11 @@ def _safe_console_class():
                 return super()._render_buffer(
                     seg if seg.control else Segment(safe_lines(seg.text), seg.style, seg.control) for seg in buffer)
 
+            def on_broken_pipe(self) -> None:
+                if self.file is not sys.stdout:
+                    raise BrokenPipeError  # a pager that quit: paged() takes it as the end of the view
+                super().on_broken_pipe()  # stdout's reader gone: nothing more to it, exit 1
+
         _SAFE_CONSOLE = SafeConsole
     return _SAFE_CONSOLE
 
@@ -95,6 +100,8 @@ class LineWriter:
                 self.out.write(plain_line(text))
                 self.out.flush()  # as rich does after each print: stderr lines stay in order with these
             except BrokenPipeError:
+                if self.out is not sys.stdout:
+                    raise  # a pager that quit: paged() takes it as the end of the view
                 _reader_gone()
             return
         from rich.text import Text
@@ -106,8 +113,8 @@ class LineWriter:
 
 
 def _reader_gone() -> None:
-    """The reader of the view went away (a pager quit, `| head`): what rich does then,
-    so that colour or not ends alike: nothing more reaches stdout, and exit 1."""
+    """stdout's reader went away (`| head`): what rich does then, so that colour or not
+    ends alike: nothing more reaches stdout, and exit 1."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # the buffered rest must not fail again at exit
@@ -203,7 +210,10 @@ def paged(enabled: bool = True):
         yield pipe
         pipe.flush()
     except BrokenPipeError:
-        pass  # the reader quit the pager early: that is fine
+        # The reader quit the pager early: that is fine, and the same whether the view
+        # was still being written or already sat in the pipe (the command goes on: its
+        # warnings and exit code are what they would have been).
+        pass
     finally:
         try:
             pipe.close()
