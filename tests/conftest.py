@@ -122,6 +122,29 @@ def read_terminal(fd: int) -> bytes:
     return out
 
 
+def run_on_a_tty(args: list[str], env_changes: dict) -> tuple[int, bytes]:
+    """(exit code, what reached the terminal) of `python -m m1nd ARGS` with stdout and
+    stderr on a pseudo-terminal; `env_changes` sets variables, None removes one."""
+    import pty
+
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm-256color"}
+    for key, value in env_changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "m1nd", *args], stdout=slave, stderr=slave,
+                                stdin=subprocess.DEVNULL, env=env)
+        os.close(slave)
+        out = read_terminal(master)
+        code = proc.wait(timeout=60)
+    finally:
+        os.close(master)
+    return code, out
+
+
 def run_cli(*args: str, cwd: Path | str | None = None) -> Result:
     """Run `m1nd ARGS` in-process through the real entry point, stdout and stderr apart."""
     from typer.testing import CliRunner

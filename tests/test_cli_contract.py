@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, git_init, read_terminal, run_cli, run_script
+from conftest import FIXTURES, git_init, run_cli, run_on_a_tty, run_script
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 V0_LETTER_KEYS = {"id", "ts", "agent", "class", "repo", "brain", "tool", "what", "expected", "snippet",
@@ -828,25 +828,8 @@ def test_no_distribute_writes_nothing_and_creates_no_directory(two_repos, tmp_pa
 
 def _run_on_a_tty(args: list[str], env_changes: dict) -> bytes:
     """Run `python -m m1nd ARGS` with stdout and stderr on a pseudo-terminal."""
-    import pty
-    import subprocess
-    import sys
-
-    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm-256color"}
-    for key, value in env_changes.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    master, slave = pty.openpty()
-    try:
-        proc = subprocess.Popen([sys.executable, "-m", "m1nd", *args], stdout=slave, stderr=slave,
-                                stdin=subprocess.DEVNULL, env=env)
-        os.close(slave)
-        out = read_terminal(master)
-        assert proc.wait(timeout=60) in (0, 1)
-    finally:
-        os.close(master)
+    code, out = run_on_a_tty(args, env_changes)
+    assert code in (0, 1)
     return out
 
 

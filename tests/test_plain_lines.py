@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import run_on_a_tty
 from m1nd.cli import output
 from m1nd.cli.cases import print_line
 
@@ -88,26 +89,10 @@ def test_a_sweep_without_colour_never_imports_richs_console(tmp_path):
 
 
 def _on_a_tty(args: list[str], env_changes: dict, home, spool) -> tuple[int, bytes]:
-    """(exit code, what reached the terminal) of `m1nd ARGS` with stdout and stderr on a pty."""
-    import os
-    import pty
-
-    from tests.conftest import read_terminal
-
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "M1ND_HOME": str(home),
-           "M1ND_SPOOL": str(spool)}
-    env.pop("NO_COLOR", None)
-    env.update(env_changes)
-    master, slave = pty.openpty()
-    try:
-        proc = subprocess.Popen([sys.executable, "-m", "m1nd", *args], stdout=slave, stderr=slave,
-                                stdin=subprocess.DEVNULL, env=env)
-        os.close(slave)
-        out = read_terminal(master)
-        code = proc.wait(timeout=60)
-    finally:
-        os.close(master)
-    return code, out
+    """(exit code, what reached the terminal) of `m1nd ARGS` on a pty, colour allowed
+    unless `env_changes` sets NO_COLOR."""
+    return run_on_a_tty(args, {"M1ND_HOME": str(home), "M1ND_SPOOL": str(spool), "NO_COLOR": None,
+                               **env_changes})
 
 
 def _many_letters(tmp_path):
