@@ -5,8 +5,8 @@ index, the read model, the witnesses) checks that the bytes it indexed are still
 same before it trusts them: the chunk hashes it stored against the file's bytes now.
 XXH3 (64 bits, from the xxhash package): this detects changes made under the index, it
 does not resist forgery.  Its speed is the point: a read right after an append checks
-every byte filed before it, and XXH3 runs at about 20 GB/s where CRC-32 ran at 4 (85 ms
-of each such read at a million letters, and of every turn of a busy server).  Hashes
+every byte filed before it (and a busy server at every turn), and XXH3 runs at about
+20 GB/s where CRC-32 ran at 4 (85 ms of each such read at a million letters).  Hashes
 stored by earlier releases (CRC-32, 8 hex digits) are still verified as what they are,
 and replaced by XXH3 ones the next time the index is kept (same_bytes).
 
@@ -33,19 +33,27 @@ def _hash_chunk(data: bytes) -> str:
     return f"{xxh3_64_intdigest(data):016x}"
 
 
+def _digits(hashes) -> int | None:
+    """The hex digits of every hash in `hashes`: 16 for XXH3, 8 for an earlier release's
+    CRC-32 (an empty list counts as current); None for anything else (a damaged state)."""
+    if not isinstance(hashes, list) or not all(type(h) is str for h in hashes):
+        return None
+    sizes = {len(h) for h in hashes}
+    return _HEX if not sizes else sizes.pop() if len(sizes) == 1 else None
+
+
 def current(hashes: list[str]) -> bool:
     """Whether `hashes` were taken by this release's hash (not CRC-32, before it)."""
-    return isinstance(hashes, list) and all(type(h) is str and len(h) == _HEX for h in hashes)
+    return _digits(hashes) == _HEX
 
 
 def same_bytes(fd: int, offset: int, hashes: list[str]) -> bool:
     """Whether [0, offset) still holds the bytes `hashes` were taken of, in the hash
     they were taken with (anything else stored there, a damaged state, is no match)."""
-    if current(hashes):
+    digits = _digits(hashes)
+    if digits == _HEX:
         return region_hashes(fd, offset) == hashes
-    if not isinstance(hashes, list) or not all(type(h) is str and len(h) == 8 for h in hashes):
-        return False
-    return _crc32_hashes(fd, offset) == hashes
+    return digits == 8 and _crc32_hashes(fd, offset) == hashes
 
 
 def _crc32_hashes(fd: int, offset: int) -> list[str]:
@@ -172,8 +180,7 @@ class _Memo:
             return []
         entry = self._load().get((dev, ino))
         try:
-            if (entry[0] == state[0] and entry[1] == state[1] and all(type(h) is str for h in entry[2])
-                    and current(entry[2])):  # an earlier release's CRC-32 hashes are no help
+            if entry[0] == state[0] and entry[1] == state[1] and current(entry[2]):  # CRC-32 ones are no help
                 return list(entry[2])
         except (TypeError, IndexError):
             pass
