@@ -55,8 +55,12 @@ def main() -> None:
 
         some_id = hashlib.sha256(fh.readline().rstrip(b"\n")).hexdigest()[:12]
     trees = {"old": os.path.abspath(a.old), "new": os.path.abspath(a.new)}
-    baseline = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "baseline.py"), b.spool]
-    bases = [statistics.median(measure([PY, *baseline], b.env)[0] for _ in range(3))]
+    baseline = [PY, os.path.join(os.path.dirname(os.path.abspath(__file__)), "baseline.py"), b.spool]
+
+    def baseline_s() -> float:
+        return statistics.median(measure(baseline, b.env)[0] for _ in range(3))
+
+    bases = [baseline_s()]
     times: dict[tuple[str, str], list[float]] = {}
     first: dict[str, float] = {}
     seed = 70_000
@@ -78,7 +82,8 @@ def main() -> None:
             t, _ = measure([PY, "-m", "m1nd", *argv], env, ok=(0, 1))
             if step == 2:
                 times.setdefault((" ".join(read), name), []).append(t)
-    bases.append(statistics.median(measure([PY, *baseline], b.env)[0] for _ in range(3)))
+    bases.append(baseline_s())
+    base = statistics.mean(bases)
     if a.blocks:
         print(f"\nfirst command of each block (`m1nd distribute`): old {first['old']:.3f} s, new {first['new']:.3f} s")
     print(f"baseline (bench/baseline.py, median of 3) before {bases[0]:.3f} s, after {bases[1]:.3f} s")
@@ -89,7 +94,6 @@ def main() -> None:
     for read in READS:
         key = " ".join(read)
         old, new = (statistics.median(times[(key, n)]) for n in ("old", "new"))
-        base = statistics.mean(bases)
         print(f"| `m1nd {key}` | {old:.3f} | {new:.3f} | {new / old:.2f} | {old / base:.3f} × | {new / base:.3f} × |")
 
 
