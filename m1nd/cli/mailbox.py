@@ -87,21 +87,23 @@ def print_sweep_json(home, spool, roots, no_distribute: bool) -> None:
         raise typer.Exit(1)
 
 
-def _warn_read(model, receipt) -> None:
-    """Malformed lines, unreachable roots and waiting letters: said on stderr."""
+def _read_warnings(model, receipt) -> list[str]:
+    """Malformed lines, unreachable roots and waiting letters, said on stderr after the
+    view (read with the view, where a damaged read model is reported)."""
     from m1nd.words import plural
 
+    said: list[str] = []
     spool_bad = model.malformed(model.spool)
     if spool_bad:
-        output.warn(f"spool has {plural(len(spool_bad), 'malformed line')} "
+        said.append(f"spool has {plural(len(spool_bad), 'malformed line')} "
                     f"(first: {', '.join(map(str, spool_bad[:5]))}); m1nd doctor names them")
     for source in model.readable_boxes():
         bad = model.malformed(source)
         if bad:
-            output.warn(f"box {source.label} has {plural(len(bad), 'malformed line')} "
+            said.append(f"box {source.label} has {plural(len(bad), 'malformed line')} "
                         f"(first: {', '.join(map(str, bad[:5]))})")
     for label in sorted({r.label for r in model.run.roots.unreachable}):
-        output.warn(f"box {label} is unreachable (its root is not a directory here)")
+        said.append(f"box {label} is unreachable (its root is not a directory here)")
     if receipt.pending:
         waits = "waits" if receipt.pending_letters == 1 else "wait"
         ambiguous = model.run.roots.ambiguous
@@ -109,12 +111,14 @@ def _warn_read(model, receipt) -> None:
         shared = [name for name in receipt.pending if name.lower() in ambiguous]
         if unknown:  # the count covers every waiting letter: said only when all are for unknown names
             count = "letters wait" if shared else f"{plural(receipt.pending_letters, 'letter')} {waits}"
-            output.warn(f"{count} in the spool for unknown repositories: "
+            said.append(f"{count} in the spool for unknown repositories: "
                         f"{', '.join(unknown)} (m1nd roster add PATH)")
         for name in shared:  # two roots share the label: adding roots cannot help
             paths = " and ".join(r.path for r in ambiguous[name.lower()])
-            output.warn(f"letters for {name!r} wait: it is the label of {paths} "
+            said.append(f"letters for {name!r} wait: it is the label of {paths} "
                         f"(m1nd roster remove one of them, or rename one directory)")
+    return said
+
 
 
 def sweep(
@@ -153,17 +157,16 @@ def sweep(
         print_sweep_json(home, spool, roots, no_distribute)
         return
     from m1nd.cli import render
+    from m1nd.readmodel import damage_reported
     from m1nd.views import make_filters, model_listing
 
     with reporting(False):
         filters = make_filters(state, agent, klass, tool, since, until, box_label)
         run, receipt, model = open_read(home, spool, roots, no_distribute)
-        from m1nd.readmodel import damage_reported
-
         try:
             with damage_reported(run):
                 listing = model_listing(model, filters, None if all_ else limit)
-                plan = receipt or model.plan()
+                warnings = _read_warnings(model, receipt or model.plan())
                 problems = read_problems(model, receipt)
         except BaseException:
             model.close()
@@ -171,7 +174,8 @@ def sweep(
     try:
         with output.paged(not no_pager) as stream:
             render.sweep_view(listing, listing.totals, stream)
-        _warn_read(model, plan)
+        for warning in warnings:
+            output.warn(warning)
     finally:
         model.close()
     _report_problems(problems, receipt)
@@ -271,6 +275,7 @@ def box(
             source = box_source(model, chosen)
             with damage_reported(run):
                 listing = model_listing(model, filters, None if all_ else limit, scope=source)
+                malformed = model.malformed(source)
         except BaseException:
             model.close()
             raise
@@ -279,6 +284,6 @@ def box(
     try:
         with output.paged(not no_pager) as stream:
             render.box_view(listing, chosen, stream)
-        render.box_warnings(chosen.label, model.malformed(source))
+        render.box_warnings(chosen.label, malformed)
     finally:
         model.close()

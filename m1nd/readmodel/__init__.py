@@ -18,7 +18,8 @@ view reads from it); they live along the flow:
     facts.py       doctor's facts, kept per file
     cache.py       the cache table every kept value goes through
 
-store.py is the schema, rows.py a letter's row.
+store.py is the schema, rows.py a letter's row, idspan.py the letters of an id (a
+range of the digest index: no index of ids is kept).
 """
 
 from __future__ import annotations

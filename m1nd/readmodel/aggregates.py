@@ -10,8 +10,13 @@ from operator import itemgetter
 
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, ReplyGraph
 from m1nd.readmodel import tally
+from m1nd.readmodel.idspan import spans
 from m1nd.readmodel.rows import Source
 
+
+# The letters of an answered id, a range of the digest index (the spans drive the loop;
+# `+l.mission` keeps SQLite from building a temporary index of every letter instead)
+_IN_SPAN = "l.digest BETWEEN t.low AND t.high"
 
 class Aggregates:
     """Counts over `self.con`, scoped as readmodel/queries.py scopes letters."""
@@ -80,8 +85,8 @@ class Aggregates:
         if graph.closed or graph.picked_up:
             self._load_targets(graph)
             targets = self.con.execute(  # streamed: a union's answered letters are many
-                "SELECT l.id, l.tool, l.reply FROM temp.targets t JOIN letters l ON l.id = t.id"
-                " WHERE l.mission = 0" + member, margs)
+                "SELECT l.id, l.tool, l.reply FROM temp.targets t CROSS JOIN letters l ON " + _IN_SPAN +
+                " WHERE +l.mission = 0" + member, margs)
         return self._count_rows(groups, targets, graph)
 
     def _box_counts_now(self, boxes: list[Source], graph: ReplyGraph) -> dict:
@@ -111,14 +116,14 @@ class Aggregates:
             self._load_targets(graph)
             rows = self.con.execute(
                 "SELECT DISTINCT c.fid, c.digest, l.id, l.tool, l.reply FROM temp.targets t"
-                " JOIN letters l ON l.id = t.id JOIN copies c ON c.digest = l.digest"
-                f" WHERE +c.fid IN ({marks}) AND l.mission = 0 ORDER BY c.fid", fids)
+                " CROSS JOIN letters l ON " + _IN_SPAN + " CROSS JOIN copies c ON c.digest = l.digest"
+                f" WHERE +c.fid IN ({marks}) AND +l.mission = 0 ORDER BY c.fid", fids)
             for grp, found in groupby(rows, key=itemgetter(0)):
                 counted[grp] = self._count_rows(groups.get(grp, []), (r[2:] for r in found), graph)
             spool_targets = (r[1:] for r in self.con.execute(
                 "SELECT DISTINCT c.digest, l.id, l.tool, l.reply FROM temp.targets t"
-                " JOIN letters l ON l.id = t.id JOIN copies c ON c.digest = l.digest"
-                f" WHERE c.fid = ? AND l.mission = 0 AND {not_in_box}", [spool, *fids]))
+                " CROSS JOIN letters l ON " + _IN_SPAN + " CROSS JOIN copies c ON c.digest = l.digest"
+                f" WHERE c.fid = ? AND +l.mission = 0 AND {not_in_box}", [spool, *fids]))
         out = {str(s.fid): counted.get(s.fid) or self._count_rows(groups.get(s.fid, []), (), graph) for s in boxes}
         out["spool"] = self._count_rows(groups["spool"], spool_targets, graph)
         return out
@@ -126,9 +131,10 @@ class Aggregates:
     def _load_targets(self, graph: ReplyGraph) -> None:
         if getattr(self, "_targets_of", None) is graph:
             return
-        self.con.execute("CREATE TEMP TABLE IF NOT EXISTS targets (id TEXT PRIMARY KEY) WITHOUT ROWID")
+        # each answered id as its span of digests (idspan.py)
+        self.con.execute("CREATE TEMP TABLE IF NOT EXISTS targets (low BLOB PRIMARY KEY, high BLOB NOT NULL) WITHOUT ROWID")
         self.con.execute("DELETE FROM temp.targets")
-        self.con.executemany("INSERT INTO temp.targets VALUES (?)", [(t,) for t in graph.closed | graph.picked_up])
+        self.con.executemany("INSERT INTO temp.targets VALUES (?, ?)", spans(graph.closed | graph.picked_up))
         self._targets_of = graph
 
     @staticmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import orjson
 
+from m1nd.readmodel.idspan import id_span, rows_with_ids
 from m1nd.readmodel.rows import Source
 
 # How a fact of one file reads its copies: all of them through the primary key, or
@@ -102,11 +103,16 @@ class Facts:
         an id becomes shared only when a letter with it is added, and one that no
         longer is (a letter gone) is dropped by the caller, which looks at the copies."""
         def compute(since):
-            if not since:
-                return [r[0] for r in self.con.execute("SELECT id FROM letters GROUP BY id HAVING count(*) > 1")]
-            return [r[0] for r in self.con.execute(
-                "SELECT DISTINCT l.id FROM letters l INDEXED BY letters_first WHERE l.first_gen > ?"
-                " AND (SELECT count(*) FROM letters o INDEXED BY letters_id WHERE o.id = l.id) > 1", (since,))]
+            if not since:  # in digest order, letters that share an id are neighbours
+                return [r[0] for r in self.con.execute(
+                    "SELECT DISTINCT id FROM (SELECT id, lag(id) OVER (ORDER BY digest) AS before FROM letters)"
+                    " WHERE id = before")]
+            added = [r[0] for r in self.con.execute(
+                "SELECT DISTINCT l.id FROM letters l INDEXED BY letters_first WHERE l.first_gen > ?", (since,))]
+            seen: dict[str, int] = {}
+            for (lid,) in rows_with_ids(self.con, "l.id", added):
+                seen[lid] = seen.get(lid, 0) + 1
+            return [lid for lid, n in seen.items() if n > 1]
         return self._kept("kept:shared-ids", [], lambda base: sorted({*base["value"], *compute(base["gen"])}),
                           lambda: sorted(compute(0)))
 
@@ -120,7 +126,7 @@ class Facts:
             first: dict[bytes, tuple] = {}
             for fid, line, digest in self.con.execute(
                     "SELECT c.fid, c.line, c.digest FROM letters l JOIN copies c ON c.digest = l.digest"
-                    " WHERE l.id = ?", (lid,)):
+                    " WHERE l.digest BETWEEN ? AND ?", id_span(lid) or (b"", b"")):
                 if fid not in order:
                     continue
                 at = (order[fid][0], line, f"{order[fid][1]}:{line}")

@@ -197,11 +197,11 @@ def _record_first_seen(model: Opening) -> None:
     from m1nd.clock import parse_now, stamp
 
     try:
-        # digests only, in the order of the letters (id, then digest): what the ledger
+        # digests only, in the order of the letters (by id: digest order): what the ledger
         # writes, a block at a time (a whole rebuild holds no list of every digest)
         marks = ",".join("?" * len(model.gens))
         cur = model.con.execute(
-            f"SELECT digest FROM letters WHERE first_gen IN ({marks}) AND mission = 0 ORDER BY id, digest",
+            f"SELECT digest FROM letters WHERE first_gen IN ({marks}) AND mission = 0 ORDER BY digest",
             model.gens)
         observed = stamp(parse_now())
         while block := [r[0] for r in cur.fetchmany(FIRST_SEEN_BLOCK)]:

@@ -12,6 +12,7 @@ import orjson
 
 from m1nd.fates import ReplyGraph
 from m1nd.readmodel.graph import ModelGraph
+from m1nd.readmodel.idspan import id_span, prefix_span, rows_with_ids
 from m1nd.readmodel.rows import COLS as _COLS, COLS_OF_L, LetterRow, Location, Source, row as _row
 
 DIGESTS_PER_QUERY = 500  # SQLite builds before 3.32 allow 999 parameters
@@ -37,8 +38,7 @@ class Queries:
         letter's fields never change under its digest.  Past DIGESTS_PER_QUERY ids,
         the union's key."""
         def by_ids(ids: list[str]) -> list:
-            marks = ",".join("?" * len(ids))
-            return self.con.execute(f"SELECT id, digest, answers FROM letters WHERE id IN ({marks})", ids).fetchall()
+            return list(rows_with_ids(self.con, "l.id, l.digest, l.answers", ids))
 
         own = by_ids([lid])
         related = {lid}
@@ -107,7 +107,8 @@ class Queries:
         sql = f"SELECT {cols} FROM letters l WHERE 1" + ("" if missions else " AND l.mission = 0") + member
         if where:
             sql += f" AND ({where})"
-        sql += " ORDER BY l.id, l.digest" if order == "id" else " ORDER BY l.sortkey DESC, l.id DESC, l.digest DESC"
+        # id order is digest order (an id is the digest's first bytes, ties go by digest)
+        sql += " ORDER BY l.digest" if order == "id" else " ORDER BY l.sortkey DESC, l.id DESC, l.digest DESC"
         cur = self.con.execute(sql, [*margs, *args])
         # Small batches first: a view that stops after 20 letters must not make SQLite
         # find thousands (a small box among many letters).
@@ -150,15 +151,25 @@ class Queries:
 
     def by_id(self, lid: str, scope: Source | None = None, missions: bool = False) -> list[LetterRow]:
         """Letters with exactly this 12-hex id (two when they collide), digest order."""
-        return list(self.letters(scope, missions=missions, where="l.id = ?", args=(lid,)))
+        span = id_span(lid)
+        if span is None:
+            return []
+        return list(self.letters(scope, missions=missions, where="l.digest BETWEEN ? AND ?", args=span))
 
     def lookup(self, prefix: str, missions: bool = True) -> list[str]:
         """Sorted distinct ids of the union starting with `prefix` (lowercase hex)."""
+        span = prefix_span(prefix)
+        if span is None:
+            return []
         member, margs = self._member_sql(None)
-        hi = prefix + "g"  # every id with this prefix sorts below prefix + "g"
-        sql = (f"SELECT DISTINCT l.id FROM letters l WHERE l.id >= ? AND l.id < ?"
-               + ("" if missions else " AND l.mission = 0") + member + " ORDER BY l.id LIMIT 50")
-        return [r[0] for r in self.con.execute(sql, [prefix, hi, *margs])]
+        sql = (f"SELECT l.id FROM letters l WHERE l.digest BETWEEN ? AND ?"
+               + ("" if missions else " AND l.mission = 0") + member + " ORDER BY l.digest")
+        found: dict[str, None] = {}  # digest order is id order: stop at the 50th id
+        for (lid,) in self.con.execute(sql, [*span, *margs]):
+            found[lid] = None
+            if len(found) == 50:
+                break
+        return list(found)
 
     def locations(self, digest: str, scope: Source | None = None) -> list[Location]:
         """Every copy of a letter in the run's files: spool first, then boxes in run order."""

@@ -30,10 +30,11 @@ from __future__ import annotations
 import os
 import sqlite3
 
-SCHEMA_VERSION = 10  # 7: box lines are judged for secrets too (mailbox.md 4); 8: the witness index leaves held
+SCHEMA_VERSION = 11  # 7: box lines are judged for secrets too (mailbox.md 4); 8: the witness index leaves held
 # letters out; 9: copies carry the generation that added them, files the last that cut one, and `replies`
 # indexes who answers what (incremental counts and fates, readmodel/tally.py); 10: copies_gen leads with
-# the file (every query of what is new asks about given files: one box's new copies no longer scan another's)
+# the file (every query of what is new asks about given files: one box's new copies no longer scan another's);
+# 11: one index of letters by digest, which also covers what the counts read and serves ids (idspan.py)
 DB_NAME = "readmodel.sqlite3"
 BUSY_MS = 60_000
 CACHE_KB = 32_000  # SQLite's page cache
@@ -46,15 +47,22 @@ WAL_PAGES = 16_384  # pages of write-ahead log past which a commit checkpoints (
 # Letters by digest.  A first build writes them in the order the files hold them, then
 # once in digest order (`cluster_letters`): ids are digest prefixes, so a document in id
 # order then reads the table from front to back instead of a page per letter.
+#
+# Each new letter costs a write at a random place of every index keyed by its digest
+# (most of what a read right after new letters pays), so there is one: the UNIQUE key
+# below, which makes a digest a letter once (a digest gives the other five columns), is
+# looked up by digest, by id (a range of digests, idspan.py), and holds the columns the
+# counts and doctor's facts read, so they never visit the table.
 LETTERS = """CREATE TABLE IF NOT EXISTS {name} (
-    digest BLOB PRIMARY KEY,
+    digest BLOB NOT NULL,
     id TEXT NOT NULL, ts TEXT NOT NULL, sortkey TEXT NOT NULL,
     agent TEXT NOT NULL, class TEXT NOT NULL, repo TEXT NOT NULL, brain TEXT NOT NULL,
     tool TEXT NOT NULL, what TEXT NOT NULL, expected TEXT NOT NULL, snippet TEXT NOT NULL,
     answers TEXT, kind TEXT,
     disposition TEXT, fingerprint TEXT, case_id TEXT, sentinel TEXT,
     mission INTEGER NOT NULL, reply INTEGER NOT NULL, secret TEXT,
-    first_gen INTEGER NOT NULL
+    first_gen INTEGER NOT NULL,
+    UNIQUE (digest, mission, reply, tool, class, id)
 );
 """
 
@@ -71,10 +79,8 @@ CREATE TABLE IF NOT EXISTS files (
     cut_gen INTEGER NOT NULL DEFAULT 0
 );
 """ + LETTERS.format(name="letters") + """
-CREATE INDEX IF NOT EXISTS letters_id ON letters (id, digest);
 CREATE INDEX IF NOT EXISTS letters_recent ON letters (sortkey, id, digest, mission, reply);
 CREATE INDEX IF NOT EXISTS letters_replies ON letters (reply) WHERE reply = 1;
-CREATE INDEX IF NOT EXISTS letters_facts ON letters (digest, mission, reply, tool, class, id);
 CREATE INDEX IF NOT EXISTS letters_first ON letters (first_gen);
 CREATE INDEX IF NOT EXISTS letters_secret ON letters (digest) WHERE secret IS NOT NULL AND secret != '';
 CREATE TABLE IF NOT EXISTS copies (
@@ -112,7 +118,7 @@ CREATE INDEX IF NOT EXISTS case_letters_digest ON case_letters (digest);
 # Secondary indexes: dropped while a new model is first built and made again at the
 # end (sorting once is much faster than keeping them up to date row by row).  A
 # build killed in between gets them back at the next open (SCHEMA makes them).
-SECONDARY = ("letters_id", "letters_recent", "letters_replies", "letters_facts", "letters_first", "copies_digest",
+SECONDARY = ("letters_recent", "letters_replies", "letters_first", "copies_digest",
              "copies_gen", "replies_digest", "letters_secret")
 
 

@@ -24,6 +24,7 @@ reply does; else open ink.
 from __future__ import annotations
 
 from m1nd.fates import EXTERNAL, FIRED_CLAY, IN_FLIGHT, WET_INK, tool_is_external
+from m1nd.readmodel.idspan import rows_with_ids
 
 MAX_NEW = 20_000  # new copies past this (and past a quarter of the mailbox): one pass is cheaper than a lookup each
 CHUNK = 900  # bound parameters per statement
@@ -97,10 +98,8 @@ def changed_letters(model, gen: int, fids: list[int], limit: int = MAX_NEW) -> d
         for r in con.execute(f"SELECT digest, id, tool, reply, class FROM letters WHERE mission = 0 AND digest IN"
                              f" ({','.join('?' * len(part))})", part):
             rows[r[0]] = r[1:]
-    for part in _chunks(sorted(targets)):
-        for r in con.execute(f"SELECT digest, id, tool, reply, class FROM letters WHERE mission = 0 AND id IN"
-                             f" ({','.join('?' * len(part))})", part):
-            rows[r[0]] = r[1:]
+    for r in rows_with_ids(con, "l.digest, l.id, l.tool, l.reply, l.class", targets, "l.mission = 0"):
+        rows[r[0]] = r[1:]
     return rows
 
 
