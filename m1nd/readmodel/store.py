@@ -49,10 +49,10 @@ WAL_PAGES = 16_384  # pages of write-ahead log past which a commit checkpoints (
 # order then reads the table from front to back instead of a page per letter.
 #
 # Each new letter costs a write at a random place of every index keyed by its digest
-# (most of what a read right after new letters pays), so there is one: the UNIQUE key
-# below, which makes a digest a letter once (a digest gives the other five columns), is
-# looked up by digest, by id (a range of digests, idspan.py), and holds the columns the
-# counts and doctor's facts read, so they never visit the table.
+# (most of what a read right after new letters pays), so there is one: `letters_digest`
+# (SCHEMA), unique, which makes a digest a letter once (a digest gives the other five
+# columns), is looked up by digest, by id (a range of digests, idspan.py), and holds the
+# columns the counts and doctor's facts read, so they never visit the table.
 LETTERS = """CREATE TABLE IF NOT EXISTS {name} (
     digest BLOB NOT NULL,
     id TEXT NOT NULL, ts TEXT NOT NULL, sortkey TEXT NOT NULL,
@@ -61,8 +61,7 @@ LETTERS = """CREATE TABLE IF NOT EXISTS {name} (
     answers TEXT, kind TEXT,
     disposition TEXT, fingerprint TEXT, case_id TEXT, sentinel TEXT,
     mission INTEGER NOT NULL, reply INTEGER NOT NULL, secret TEXT,
-    first_gen INTEGER NOT NULL,
-    UNIQUE (digest, mission, reply, tool, class, id)
+    first_gen INTEGER NOT NULL
 );
 """
 
@@ -79,6 +78,7 @@ CREATE TABLE IF NOT EXISTS files (
     cut_gen INTEGER NOT NULL DEFAULT 0
 );
 """ + LETTERS.format(name="letters") + """
+CREATE UNIQUE INDEX IF NOT EXISTS letters_digest ON letters (digest, mission, reply, tool, class, id);
 CREATE INDEX IF NOT EXISTS letters_recent ON letters (sortkey, id, digest, mission, reply);
 CREATE INDEX IF NOT EXISTS letters_replies ON letters (reply) WHERE reply = 1;
 CREATE INDEX IF NOT EXISTS letters_first ON letters (first_gen);
@@ -118,17 +118,23 @@ CREATE INDEX IF NOT EXISTS case_letters_digest ON case_letters (digest);
 # Secondary indexes: dropped while a new model is first built and made again at the
 # end (sorting once is much faster than keeping them up to date row by row).  A
 # build killed in between gets them back at the next open (SCHEMA makes them).
-SECONDARY = ("letters_recent", "letters_replies", "letters_first", "copies_digest",
+SECONDARY = ("letters_digest", "letters_recent", "letters_replies", "letters_first", "copies_digest",
              "copies_gen", "replies_digest", "letters_secret")
+# While they are away a narrow unique index keeps each digest a letter once (INSERT OR
+# IGNORE) and answers which lines are known; a build killed before the end leaves it
+# behind, and the next open drops it.
+BUILDING = "letters_building"
 
 
 def drop_secondary(con: sqlite3.Connection) -> None:
+    con.execute(f"CREATE UNIQUE INDEX IF NOT EXISTS {BUILDING} ON letters (digest)")  # first: never none
     for name in SECONDARY:
         con.execute(f"DROP INDEX IF EXISTS {name}")
 
 
 def make_secondary(con: sqlite3.Connection) -> None:
     con.executescript(SCHEMA)
+    con.execute(f"DROP INDEX IF EXISTS {BUILDING}")
 
 
 SORT_CACHE_KB = 16_000  # the sorted copy's page cache, which also bounds SQLite's sorter
@@ -210,6 +216,7 @@ def _prepare(con: sqlite3.Connection, in_memory: bool) -> None:
     # a random page each).  It replaced letters_newest, which lacked them.
     con.execute("DROP INDEX IF EXISTS letters_newest")
     con.executescript(SCHEMA)  # idempotent: every statement is IF NOT EXISTS
+    con.execute(f"DROP INDEX IF EXISTS {BUILDING}")
     con.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(SCHEMA_VERSION),))
     con.execute("INSERT OR IGNORE INTO meta VALUES ('gen', '0')")
     con.execute("INSERT OR IGNORE INTO meta VALUES ('epoch', ?)", (os.urandom(8).hex(),))
