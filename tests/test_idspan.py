@@ -76,6 +76,22 @@ def test_ids_past_one_query_are_all_found():
     assert sorted(got) == sorted(digests)
 
 
+def test_ids_asked_by_the_hundred_stay_ranges_of_the_digest_index():
+    """Past about 150 spans in one query SQLite preferred a temporary index of every
+    letter (17 s at a million letters); the model's connections forbid it."""
+    con = store.open_memory()
+    digests = [bytes([i >> 8, i & 255]) + b"\x07" * 30 for i in range(SPANS_PER_QUERY)]
+    con.executemany(INSERT_LETTER, [letter_row(d, {"what": d.hex()}, 1, "") for d in digests])
+    traced: list[str] = []
+    con.set_trace_callback(traced.append)
+    assert len(list(rows_with_ids(con, "l.digest", _ids_of(digests), "l.mission = 0"))) == SPANS_PER_QUERY
+    con.set_trace_callback(None)
+    (sql,) = [s for s in traced if s.startswith("WITH")]
+    plan = _plan(con, sql)
+    assert "SEARCH l USING COVERING INDEX letters_digest (digest>? AND digest<?)" in plan, plan
+    assert not any("AUTOMATIC" in step for step in plan), plan
+
+
 def _plan(con, sql, args=()) -> list[str]:
     return [r[3] for r in con.execute("EXPLAIN QUERY PLAN " + sql, args)]
 

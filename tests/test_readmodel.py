@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import sqlite3
 import tempfile
 from datetime import datetime, timezone
 
@@ -26,7 +27,7 @@ from m1nd.boxview import model_box_json, view_box
 from m1nd.cli import render
 from m1nd.distribute import distribute
 from m1nd.doctor import diagnose, diagnose_files
-from m1nd.readmodel import open_model
+from m1nd.readmodel import open_model, store
 from m1nd.run import open_run
 from m1nd.sweep import sweep, write_document
 from m1nd.views import files_box_listing, files_sweep_listing, make_filters, model_listing
@@ -371,6 +372,11 @@ def test_an_update_killed_between_its_transactions_is_finished_by_the_next(tmp_p
             pass
         monkeypatch.setattr(update, "_set_row", real_set_row)
         check_views(world)
+        # the build's own narrow index is gone, the unique index of letters by digest is back
+        con = sqlite3.connect(os.path.join(world.home, "state", store.DB_NAME))
+        indexes = dict(con.execute("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'letters' AND type = 'index'"))
+        con.close()
+        assert store.BUILDING not in indexes and "UNIQUE" in indexes["letters_digest"], (dies_at, indexes)
 
 
 def test_a_database_damaged_anywhere_never_gives_a_traceback(tmp_path, cli):
@@ -400,3 +406,27 @@ def test_a_database_damaged_anywhere_never_gives_a_traceback(tmp_path, cli):
             # detectable without page checksums: deleting <home>/state repairs it)
             shutil.rmtree(home / "state")
             assert cli(*c).stdout == want
+
+
+def test_a_model_another_release_kept_is_rebuilt_once_and_says_so_in_one_line(tmp_path, cli):
+    from conftest import FIXTURES
+
+    home = tmp_path / "m1nd-home"
+    home.mkdir()
+    shutil.copyfile(FIXTURES / "fates.jsonl", home / "field-reports.jsonl")
+    # reads, and commands that file first (their escalation step opens the database first)
+    commands = [("--inbox-sweep", "--no-distribute"), ("sweep", "--no-distribute", "--state", "all"), ("show", "4a89"),
+                ("sweep", "--state", "all"), ("distribute",), ("--inbox-sweep",)]
+    cli("distribute")
+    fresh = [cli(*c).stdout for c in commands]
+    for c, want in zip(commands, fresh):
+        con = sqlite3.connect(home / "state" / store.DB_NAME)
+        con.execute("UPDATE meta SET value = ? WHERE key = 'version'", (str(store.SCHEMA_VERSION - 1),))
+        con.commit()
+        con.close()
+        got = cli(*c)
+        assert got.code == 0 and got.stdout == want, (c, got.stderr)
+        said = [line for line in got.stderr.splitlines() if "read model" in line]
+        assert len(said) == 1 and "another release of m1nd" in said[0] and "rebuilt" in said[0], got.stderr
+        again = cli(*c)
+        assert again.stdout == want and "read model" not in again.stderr

@@ -15,6 +15,7 @@ the new lines of the spool and the boxes; it never builds the read model.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from m1nd.cases import fingerprints as fps
@@ -30,6 +31,7 @@ class Escalated:
     filed: tuple[tuple[str, str, str], ...]  # (fingerprint, escalation id, box label) newly filed
     waiting: tuple[str, ...]  # fingerprints whose second witness is not in a box yet
     problems: tuple[str, ...]
+    notes: tuple[str, ...] = ()  # said once on stderr (the witness index's database was rebuilt)
 
 
 def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = None):
@@ -56,9 +58,10 @@ def escalate(run: Run, receipt=None, gate=None) -> Escalated:
             # Box lines that came by git are observed by this filing, as its spool lines
             # are (reports contract section 2): a report never waits for a read to see them.
             engine.observe_digests(run, index.arrived)
+        notes = tuple(index.notes)
         # Nothing new looked at and nothing left waiting: nothing can need an escalation.
         if not index.changed and not index.undecided():
-            return Escalated((), (), ())
+            return Escalated((), (), (), notes)
         if gate is None:
             from m1nd.gitops.safety import Gate
 
@@ -67,7 +70,7 @@ def escalate(run: Run, receipt=None, gate=None) -> Escalated:
         # A waiting (or failed) escalation is tried again at every filing, until its
         # witness is in a box that may be written.
         index.set_undecided(bool(escalated.problems or escalated.waiting))
-        return escalated
+        return dataclasses.replace(escalated, notes=notes)
 
 
 def _escalate(run: Run, index, boxes, engine, gate) -> Escalated:
@@ -110,7 +113,6 @@ def after_distribution(run: Run, receipt, gate=None):
     return the receipt with any escalation problem added to its notes (a failure here
     never fails the distribution: the letters are filed, escalation catches up at the
     next filing)."""
-    import dataclasses
     import sqlite3
 
     from m1nd.errors import M1ndError
@@ -118,7 +120,8 @@ def after_distribution(run: Run, receipt, gate=None):
     if receipt is None:
         return None
     try:
-        problems = escalate(run, receipt, gate).problems
+        escalated = escalate(run, receipt, gate)
+        problems = escalated.notes + escalated.problems
     except M1ndError as exc:
         problems = (f"escalation skipped: {exc.message}",)
     except OSError as exc:

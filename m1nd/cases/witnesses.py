@@ -122,7 +122,8 @@ class Index:
     def __init__(self, run: Run, looked: Looked | None = None) -> None:
         self.run = run
         self.looked = looked if looked is not None else Looked()
-        self.con, self.persistent, _ = store.open_db(run.paths.state)
+        # notes: the database was rebuilt (damaged, or kept by another release): said by the filing
+        self.con, self.persistent, self.notes = store.open_db(run.paths.state)
         self.boxes: list[Box] = []  # the run's boxes whose letters are in the union, in run order
         self.changed = False
         # digests (raw, in the order met, each once) of the letters on the boxes' lines looked at for the

@@ -176,6 +176,10 @@ def _rollback(con: sqlite3.Connection) -> None:
         con.execute("ROLLBACK")
 
 
+class OtherRelease(sqlite3.DatabaseError):
+    """The database keeps another schema: rebuilt, as one that does not verify is."""
+
+
 class Unusable(Exception):
     """The database cannot be opened for writing (read-only home, no space)."""
 
@@ -203,6 +207,10 @@ def _prepare(con: sqlite3.Connection, in_memory: bool) -> None:
     con.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
     con.execute(f"PRAGMA cache_size = -{CACHE_KB}")  # memory stays flat in N
     con.execute("PRAGMA temp_store = FILE")
+    # Every query is written for the model's own indexes.  SQLite would otherwise build
+    # a temporary index of every letter for one statement when it guesses that cheaper
+    # (past about 150 ids asked at once it did: 17 s at a million letters for 200 ids).
+    con.execute("PRAGMA automatic_index = OFF")
     row = None
     try:
         row = con.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
@@ -210,7 +218,8 @@ def _prepare(con: sqlite3.Connection, in_memory: bool) -> None:
         if "no such table" not in str(exc):
             raise
     if row is not None and row[0] != str(SCHEMA_VERSION):
-        raise sqlite3.DatabaseError(f"schema version {row[0]}")
+        raise OtherRelease(f"was made by another release of m1nd (schema {row[0]}; this one keeps "
+                           f"{SCHEMA_VERSION})")
     # Newest-first views filter on mission and reply: from the index, so that only the
     # letters they keep are read from the table (in digest order after a first build,
     # a random page each).  It replaced letters_newest, which lacked them.
@@ -251,7 +260,8 @@ def open_db(state_dir: str) -> tuple[sqlite3.Connection, bool, list[str]]:
                 return open_memory(), False, notes
             if attempt == 2:
                 break
-            notes.append(f"read model {path} does not verify ({exc}): rebuilt from the files")
+            why = str(exc) if isinstance(exc, OtherRelease) else f"does not verify ({exc})"
+            notes.append(f"read model {path} {why}: rebuilt from the files")
             _remove(path)
         except (OSError, Unusable) as exc:
             del exc

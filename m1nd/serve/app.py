@@ -153,7 +153,7 @@ def _page_routes(mailbox: Mailbox) -> list[Route]:
 
     def letter(request):
         ident = request.path_params["ident"]
-        if not pages.ID_PREFIX.match(ident):
+        if not pages.ID_PREFIX.fullmatch(ident):
             raise UsageError(f"{ident!r} is not a letter id (12 hex digits, or a prefix of at least 4)")
         return mailbox.letter(ident.lower(), show_thread)
 

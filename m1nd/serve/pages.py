@@ -29,7 +29,7 @@ STATE_FILTER = {"open": OPEN_STATES, "in_flight": (IN_FLIGHT,), "answered": (FIR
 STATE_CHOICE = {"open": "open", "in_flight": "in flight", "answered": "answered", "external": "external", "all": "all"}
 PAGE_SIZE = 50
 MAX_LIMIT = 500
-ID_PREFIX = re.compile(r"^[0-9a-fA-F]{4,12}$")
+ID_PREFIX = re.compile(r"[0-9a-fA-F]{4,12}")  # the whole id: fullmatch (a "$" lets a newline through)
 
 
 @dataclass(frozen=True)

@@ -399,6 +399,7 @@ def test_a_letter_that_does_not_exist_is_404_and_a_malformed_id_400(server):
     assert get(server, "/letters/ffffffffffff").status_code == 404
     assert get(server, "/letters/xyz!").status_code == 400
     assert get(server, "/letters/abc").status_code == 400
+    assert get(server, "/letters/ffffffffffff%0A").status_code == 400  # the whole id is checked, not its first line
     assert get(server, "/nowhere").status_code == 404
 
 
