@@ -386,7 +386,7 @@ def test_a_database_damaged_anywhere_never_gives_a_traceback(tmp_path, cli):
     home.mkdir()
     shutil.copyfile(FIXTURES / "fates.jsonl", home / "field-reports.jsonl")
     commands = [("--inbox-sweep", "--no-distribute"), ("sweep", "--no-distribute", "--state", "all"),
-                ("show", "4a89"), ("doctor", "--json")]
+                ("show", "4a89"), ("doctor", "--json"), ("cases",)]
     fresh = [cli(*c).stdout for c in commands]
     db = home / "state" / "readmodel.sqlite3"
     size = db.stat().st_size
@@ -430,3 +430,65 @@ def test_a_model_another_release_kept_is_rebuilt_once_and_says_so_in_one_line(tm
         assert len(said) == 1 and "another release of m1nd" in said[0] and "rebuilt" in said[0], got.stderr
         again = cli(*c)
         assert again.stdout == want and "read model" not in again.stderr
+
+
+def test_box_json_failing_after_its_document_began_says_so_on_stderr_not_in_a_second_document(tmp_path, cli,
+                                                                                                monkeypatch):
+    from conftest import FIXTURES
+    from m1nd.readmodel import ReadModel
+
+    home = tmp_path / "m1nd-home"
+    home.mkdir()
+    shutil.copyfile(FIXTURES / "fates.jsonl", home / "field-reports.jsonl")
+    with open(home / "field-reports.jsonl", "ab") as fh:  # letters that name no project: the medulla box
+        fh.writelines(orjson.dumps({"ts": "2026-05-01T10:00:00Z", "agent": "agent-a", "what": f"no project {i}"})
+                      + b"\n" for i in range(3))
+    cli("distribute")
+    fresh = cli("box", "medulla", "--json")
+    assert fresh.code == 0 and orjson.loads(fresh.stdout)["letters"]
+    real = ReadModel.box_letters
+
+    def failing(self, source):  # a page found damaged after the first letter was written
+        rows = real(self, source)
+        yield next(rows)
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(ReadModel, "box_letters", failing)
+    got = cli("box", "medulla", "--json")
+    assert got.code == 1 and got.stdout.startswith('{\n  "counts"') and '"error"' not in got.stdout
+    said = got.stderr.strip().splitlines()
+    assert len(said) == 1 and "read model" in said[0] and "rebuilds it" in said[0], got.stderr
+    monkeypatch.setattr(ReadModel, "box_letters", real)  # (undo() would also drop the test's home)
+    assert cli("box", "medulla", "--json").stdout == fresh.stdout
+    # before the document begins, the failure is the error document (stdout) as ever
+    def failing_counts(self, source=None):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(ReadModel, "counts", failing_counts)
+    early = cli("box", "medulla", "--json")
+    assert early.code == 1 and "read model" in orjson.loads(early.stdout)["error"]["message"]
+
+
+@pytest.mark.parametrize("where", ["m1nd.cases.source.fold_model", "m1nd.cases.escalation.overlay_of"])
+def test_cases_on_a_read_model_that_fails_mid_way_is_one_line_and_the_next_run_rebuilds(tmp_path, cli, monkeypatch,
+                                                                                         where):
+    from conftest import FIXTURES
+
+    home = tmp_path / "m1nd-home"
+    home.mkdir()
+    shutil.copyfile(FIXTURES / "fates.jsonl", home / "field-reports.jsonl")
+    fresh = cli("cases")
+    assert fresh.code == 0
+    module, name = where.rsplit(".", 1)
+    real = getattr(__import__(module, fromlist=[name]), name)
+
+    def failing(*args, **kwargs):  # the fold, or the view once the fold is open, meets a damaged page
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(where, failing)
+    got = cli("cases")
+    said = got.stderr.strip().splitlines()
+    assert got.code == 1 and len(said) == 1 and "read model" in said[0] and "rebuilds it" in said[0], got.stderr
+    assert not (home / "state" / "readmodel.sqlite3").exists()
+    monkeypatch.setattr(where, real)
+    assert cli("cases").stdout == fresh.stdout

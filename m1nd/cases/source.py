@@ -69,8 +69,13 @@ class Cases:
     def __enter__(self) -> "Cases":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, exc, tb) -> None:
         self.close()
+        if exc is not None:
+            from m1nd.readmodel import damage_reported
+
+            with damage_reported(self.run):  # the read model failed mid-way: one line, rebuilt next time
+                raise exc
 
 
 def _content_key(model) -> list:
@@ -135,9 +140,12 @@ def open_cases(run: Run, write: bool = True) -> Cases:
     """Bring the read model current and fold it (`write=False`: never write the fold cache)."""
     from m1nd.readmodel import open_model
 
+    from m1nd.readmodel import damage_reported
+
     model = open_model(run)
     try:
-        fold, letters = fold_model(run, model, write=write)
+        with damage_reported(run):
+            fold, letters = fold_model(run, model, write=write)
     except BaseException:
         model.close()
         raise
