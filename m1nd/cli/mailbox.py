@@ -228,45 +228,6 @@ def distribute(
         raise typer.Exit(1)
 
 
-class _Counted:
-    """A binary stream that knows whether anything was written to it."""
-
-    def __init__(self, raw) -> None:
-        self.raw, self.written = raw, False
-
-    def write(self, data) -> int:
-        self.written = self.written or bool(data)
-        return self.raw.write(data)
-
-    def flush(self) -> None:
-        self.raw.flush()
-
-
-def _box_document(write, run) -> None:
-    """`m1nd box --json`: `write(out, notes)` streams the document.  A read model that
-    fails once the document has begun is said in one line on stderr (exit 1), as for
-    --inbox-sweep: an error document after half of one would be no JSON at all."""
-    import sys
-
-    from m1nd.errors import M1ndError
-    from m1nd.readmodel import damage_reported
-
-    notes: list[str] = []
-    out = _Counted(sys.stdout.buffer)
-    try:
-        with damage_reported(run):
-            write(out, notes)
-    except M1ndError as exc:
-        if not out.written:
-            raise  # the error document, as for any failure before the first byte
-        out.flush()
-        output.error(exc, False)
-        raise typer.Exit(exc.exit_code) from None
-    finally:
-        for note in notes:
-            output.warn(note)
-
-
 def box(
     selector: Annotated[Optional[str], typer.Argument(help="medulla, a root path, or a box label (default: this repository).")] = None,
     json_out: Json = False,
@@ -291,8 +252,10 @@ def box(
     with reporting(json_out):
         run = open_run(home, spool, roots)
         if json_out:
-            _box_document(lambda out, notes: box_json(run, selector, out, state, agent, klass, tool, since, until,
-                                                      notes=notes), run)
+            from m1nd.cli.streamed import streamed_document
+
+            streamed_document(lambda out, notes: box_json(run, selector, out, state, agent, klass, tool, since,
+                                                          until, notes=notes), run)
             return
         filters = make_filters(state, agent, klass, tool, since, until)
         chosen = select_box(run, selector)
