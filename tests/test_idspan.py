@@ -22,8 +22,7 @@ _digests = st.one_of(st.binary(min_size=32, max_size=32), st.builds(lambda h, t:
 
 
 def _model(digests) -> sqlite3.Connection:
-    con = sqlite3.connect(":memory:")
-    con.executescript(store.SCHEMA)
+    con = store.open_memory()  # the read model's own settings (no automatic indexes)
     con.executemany(INSERT_LETTER, [letter_row(d, {"ts": "2026-05-01T10:00:00Z", "what": d.hex()}, 1, "")
                                     for d in digests])
     return con
@@ -107,10 +106,10 @@ def test_letters_by_id_are_ranges_of_the_digest_index_never_a_scan_or_a_temporar
         "spans": _plan(con, "WITH s(low, high) AS (VALUES (?,?)) SELECT l.id FROM s CROSS JOIN letters l"
                             " ON l.digest BETWEEN s.low AND s.high WHERE l.mission = 0", (b"a", b"b")),
         "targets": _plan(con, "SELECT l.id FROM temp.targets t CROSS JOIN letters l ON " + aggregates._IN_SPAN
-                              + " WHERE +l.mission = 0"),
+                              + " WHERE l.mission = 0"),
         "box targets": _plan(con, "SELECT DISTINCT c.fid FROM temp.targets t CROSS JOIN letters l ON "
                                   + aggregates._IN_SPAN + " CROSS JOIN copies c ON c.digest = l.digest"
-                                  " WHERE +c.fid IN (1, 2) AND +l.mission = 0"),
+                                  " WHERE +c.fid IN (1, 2) AND l.mission = 0"),
     }
     for name, plan in plans.items():
         letters = [step for step in plan if " l " in f" {step} " or "letters" in step]

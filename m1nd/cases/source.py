@@ -138,9 +138,7 @@ def fold_model(run: Run, model, cache: bool = True, write: bool = True) -> tuple
 
 def open_cases(run: Run, write: bool = True) -> Cases:
     """Bring the read model current and fold it (`write=False`: never write the fold cache)."""
-    from m1nd.readmodel import open_model
-
-    from m1nd.readmodel import damage_reported
+    from m1nd.readmodel import damage_reported, open_model
 
     model = open_model(run)
     try:

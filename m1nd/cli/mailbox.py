@@ -120,7 +120,6 @@ def _read_warnings(model, receipt) -> list[str]:
     return said
 
 
-
 def sweep(
     json_out: Json = False,
     no_distribute: NoDistribute = False,

@@ -14,9 +14,9 @@ from m1nd.readmodel.idspan import spans
 from m1nd.readmodel.rows import Source
 
 
-# The letters of an answered id, a range of the digest index (the spans drive the loop;
-# `+l.mission` keeps SQLite from building a temporary index of every letter instead)
+# The letters of an answered id, a range of the digest index (the spans drive the loop)
 _IN_SPAN = "l.digest BETWEEN t.low AND t.high"
+
 
 class Aggregates:
     """Counts over `self.con`, scoped as readmodel/queries.py scopes letters."""
@@ -86,7 +86,7 @@ class Aggregates:
             self._load_targets(graph)
             targets = self.con.execute(  # streamed: a union's answered letters are many
                 "SELECT l.id, l.tool, l.reply FROM temp.targets t CROSS JOIN letters l ON " + _IN_SPAN +
-                " WHERE +l.mission = 0" + member, margs)
+                " WHERE l.mission = 0" + member, margs)
         return self._count_rows(groups, targets, graph)
 
     def _box_counts_now(self, boxes: list[Source], graph: ReplyGraph) -> dict:
@@ -117,13 +117,13 @@ class Aggregates:
             rows = self.con.execute(
                 "SELECT DISTINCT c.fid, c.digest, l.id, l.tool, l.reply FROM temp.targets t"
                 " CROSS JOIN letters l ON " + _IN_SPAN + " CROSS JOIN copies c ON c.digest = l.digest"
-                f" WHERE +c.fid IN ({marks}) AND +l.mission = 0 ORDER BY c.fid", fids)
+                f" WHERE +c.fid IN ({marks}) AND l.mission = 0 ORDER BY c.fid", fids)
             for grp, found in groupby(rows, key=itemgetter(0)):
                 counted[grp] = self._count_rows(groups.get(grp, []), (r[2:] for r in found), graph)
             spool_targets = (r[1:] for r in self.con.execute(
                 "SELECT DISTINCT c.digest, l.id, l.tool, l.reply FROM temp.targets t"
                 " CROSS JOIN letters l ON " + _IN_SPAN + " CROSS JOIN copies c ON c.digest = l.digest"
-                f" WHERE c.fid = ? AND +l.mission = 0 AND {not_in_box}", [spool, *fids]))
+                f" WHERE c.fid = ? AND l.mission = 0 AND {not_in_box}", [spool, *fids]))
         out = {str(s.fid): counted.get(s.fid) or self._count_rows(groups.get(s.fid, []), (), graph) for s in boxes}
         out["spool"] = self._count_rows(groups["spool"], spool_targets, graph)
         return out
