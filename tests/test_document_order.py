@@ -215,3 +215,46 @@ def test_a_spool_that_is_the_medulla_boxs_file_counts_its_answered_letters_as_th
         render.sweep_view(listing, listing.totals, out)
         return out.getvalue()
     assert shown(got) == shown(want)
+
+
+def test_views_are_written_with_the_collector_paused_and_it_is_on_again_after_even_when_a_view_fails():
+    """A block keeps thousands of views alive; the collector's passes over them found
+    nothing and cost a third of a large document.  The server writes documents too, so
+    the collector must be on again afterwards, however the writing ended."""
+    import gc
+
+    seen = []
+
+    def views(fail: bool):
+        for i in range(5000):
+            seen.append(gc.isenabled())
+            yield view(i)
+        if fail:
+            raise OSError("the reader went away")
+
+    assert gc.isenabled()
+    assert write_views(io.BytesIO(), views(False))
+    assert gc.isenabled() and seen and not any(seen)
+    seen.clear()
+    with pytest.raises(OSError):
+        write_views(io.BytesIO(), views(True))
+    assert gc.isenabled() and len(seen) == 5000 and not any(seen)
+
+
+def test_indexing_runs_with_the_collector_paused_and_leaves_it_on(home, monkeypatch):
+    import gc
+
+    from m1nd.readmodel import opening
+
+    states = []
+    real = opening.refresh_file
+
+    def watched(*args, **kwargs):
+        states.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(opening, "refresh_file", watched)
+    (home / "field-reports.jsonl").write_bytes(letters(50))
+    run = open_home(home)
+    open_model(run).close()
+    assert states and not any(states) and gc.isenabled()
