@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from m1nd.cases import fingerprints as fps
-from m1nd.cases.overlay import compute
-from m1nd.cases.source import Cases
 from m1nd.fsutil import lock_for
-from m1nd.letters import letter_id
 from m1nd.run import Run
+
+if TYPE_CHECKING:
+    from m1nd.cases.source import Cases
+
+# The folds, fingerprints and overlays are imported where they are used: every filing
+# command runs this step, and with nothing new it only asks the witness index.
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class Escalated:
 
 
 def overlay_of(cases: Cases, allowed: dict | None = None, runs: dict | None = None):
+    from m1nd.cases.overlay import compute
+
     return compute(cases.fold, cases.kindless, cases.run.markers, allowed, runs)
 
 
@@ -46,8 +51,6 @@ def escalate(run: Run, receipt=None, gate=None) -> Escalated:
     looked at here too, once the filing has loaded the compiled secret rules); `gate`:
     which boxes this filing may write (gitops/safety.py: a consented box waits while
     git is busy, and for a hook that may not write it), by default a command the user runs."""
-    from m1nd import boxes
-    from m1nd.cases import engine
     from m1nd.cases.witnesses import Index, Looked
 
     handover = getattr(receipt, "handover", None)  # what the filing knows of the lines it filed
@@ -55,6 +58,8 @@ def escalate(run: Run, receipt=None, gate=None) -> Escalated:
     with lock_for(run.paths.locks, "distribute", run.paths.state), Index(run, looked) as index:
         index.update()
         if index.arrived:
+            from m1nd.cases import engine
+
             # Box lines that came by git are observed by this filing, as its spool lines
             # are (reports contract section 2): a report never waits for a read to see them.
             engine.observe_digests(run, index.arrived)
@@ -66,14 +71,19 @@ def escalate(run: Run, receipt=None, gate=None) -> Escalated:
             from m1nd.gitops.safety import Gate
 
             gate = Gate()
-        escalated = _escalate(run, index, boxes, engine, gate)
+        escalated = _escalate(run, index, gate)
         # A waiting (or failed) escalation is tried again at every filing, until its
         # witness is in a box that may be written.
         index.set_undecided(bool(escalated.problems or escalated.waiting))
         return dataclasses.replace(escalated, notes=notes)
 
 
-def _escalate(run: Run, index, boxes, engine, gate) -> Escalated:
+def _escalate(run: Run, index, gate) -> Escalated:
+    from m1nd import boxes
+    from m1nd.cases import engine
+    from m1nd.cases import fingerprints as fps
+    from m1nd.letters import letter_id
+
     filed, waiting, problems = [], [], []
     for entry in index.unescalated():
         first, second = entry.witnesses[0], entry.witnesses[1]

@@ -25,17 +25,20 @@ import os
 import sqlite3
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import orjson
 
 from m1nd.boxes import Box, refusal
 from m1nd.chunks import region_hashes, same_bytes, settled
-from m1nd.cases.overlay import Witness
 from m1nd.cases.witnessscan import ESCALATION, WITNESS, Looked, _scan
 from m1nd.fsutil import open_regular
 from m1nd.readmodel import store
 from m1nd.readmodel.update import path_key
 from m1nd.run import Run
+
+if TYPE_CHECKING:
+    from m1nd.cases.overlay import Witness  # imported when an entry is made: a filing with nothing new makes none
 
 # meta: the next escalation step must decide even if it finds nothing new (a look
 # before the filing saw new lines, or the last decision left an escalation waiting or failing)
@@ -157,6 +160,8 @@ class Index:
             f" HAVING sum(role = '{ESCALATION}') = 0"
             f" AND count(DISTINCT CASE WHEN role = '{WITNESS}' THEN digest END) >= 2 ORDER BY fingerprint",
             paths).fetchall()
+        from m1nd.cases.overlay import Witness
+
         entries = []
         for (fingerprint,) in found:
             distinct = {}
