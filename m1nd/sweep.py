@@ -138,31 +138,50 @@ def _nested(value, level: int) -> bytes:
     return jsonout.dumps(value)[:-1].replace(b"\n", b"\n" + b"  " * level)
 
 
+# A block's views are alive together: its size adapts so that a block of big letters
+# (64 KB each, thousands of answers) stays a few megabytes, not 4,096 of them.
+BLOCK_VIEWS = 4096
+BLOCK_BYTES = 4 << 20
+
+
 def write_views(out, views) -> bool:
     """Stream letter views as the elements of the document's indented `letters`
-    array, 4,096 at a time (the caller writes the brackets); True when any was written.
+    array, up to BLOCK_VIEWS at a time (the caller writes the brackets); True when any
+    was written.
 
     Each block is one orjson call over `{"letters": [...]}`, whose indented output
-    holds the views exactly as deep as the document does: its brackets are cut off."""
+    holds the views exactly as deep as the document does: its brackets are cut off.
+    The first block holds 64 views; each next one grows fourfold while blocks stay
+    under BLOCK_BYTES and shrinks to fit when one goes over."""
     import orjson
 
     opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
     dumps = orjson.dumps
     head, tail = len(b'{\n  "letters": ['), len(b"\n  ]\n}")
     block = []
+    size = 64
     first = True
-    # A block keeps 4,096 views alive: with the collector on, its passes over them took
+
+    def flush():
+        nonlocal first, size
+        written = dumps({"letters": block}, option=opts)[head:-tail]
+        out.write(written if first else b"," + written)
+        first = False
+        if len(written) > BLOCK_BYTES:
+            size = max(1, size * BLOCK_BYTES // len(written))
+        elif len(written) * 4 <= BLOCK_BYTES:
+            size = min(size * 4, BLOCK_VIEWS)
+
+    # A block keeps its views alive: with the collector on, its passes over them took
     # a third of a million-letter document and found nothing (views hold no cycles).
     with gc_paused():
         for view in views:
             block.append(view)
-            if len(block) >= 4096:
-                out.write((b"" if first else b",") + dumps({"letters": block}, option=opts)[head:-tail])
-                first = False
+            if len(block) >= size:
+                flush()
                 block = []
         if block:
-            out.write((b"" if first else b",") + dumps({"letters": block}, option=opts)[head:-tail])
-            first = False
+            flush()
     return not first
 
 

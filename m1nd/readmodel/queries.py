@@ -12,7 +12,7 @@ import orjson
 
 from m1nd.fates import ReplyGraph
 from m1nd.readmodel.graph import ModelGraph
-from m1nd.readmodel.idspan import id_span, prefix_span, rows_with_ids
+from m1nd.readmodel.idspan import SPANS_PER_QUERY, id_span, prefix_span, rows_with_ids
 from m1nd.readmodel.rows import COLS as _COLS, COLS_OF_L, LetterRow, Location, Source, row as _row
 
 DIGESTS_PER_QUERY = 500  # SQLite builds before 3.32 allow 999 parameters
@@ -118,7 +118,7 @@ class Queries:
             if not rows:
                 return
             yield from rows
-            size = min(size * 4, 4096)
+            size = min(size * 4, 512)  # 512 letters of 64 KB: 32 MB of rows at most
 
     def letters_since(self, gen: int, where: str = "", args: tuple = ()) -> Iterator[LetterRow]:
         """`letters()` first indexed after generation `gen`, found through the first_gen
@@ -228,7 +228,7 @@ class Queries:
         return self._graphs[key]
 
     def _graph_cost(self, scope: Source | None) -> int:
-        """Rows that loading the whole reply graph of the scope reads (_replies_in)."""
+        """Rows that loading the whole reply graph of the scope reads (_reply_edges)."""
         replies, lines = self._reply_sizes(scope)
         return replies if lines is None else min(replies, lines)
 
@@ -240,19 +240,41 @@ class Queries:
         row = self.con.execute("SELECT lines FROM files WHERE fid = ?", (scope.fid,)).fetchone()
         return replies, row[0] if row else 0
 
-    def _replies_in(self, scope: Source | None):
-        """(id, class, answers) of every distinct reply (not a mission) in the scope.  A
-        box with fewer lines than the union has replies is read from its own copies
-        (work in proportion to the box, not to the mailbox)."""
+    def _reply_edges(self, scope: Source | None) -> Iterator[tuple[str, int, str]]:
+        """(target, receipt, replier's id) of every answer of every distinct reply (not a
+        mission) in the scope, by target, keeping only targets that name a letter of the
+        model: `answers` may hold any strings (a pushed box of random ids), and the graph
+        stays bounded by the letters, not by what their answers name.  A box with fewer
+        lines than the union has replies is read from its own copies (work in proportion
+        to the box, not to the mailbox)."""
+        # Only a letter that is no mission has rows in `replies`, and a replier's id is its
+        # digest's first six bytes: the letters table is never visited.
         replies, lines = self._reply_sizes(scope)
         if lines is not None and lines < replies:
-            # CROSS JOIN: the box's copies drive the loop (SQLite keeps that order)
-            return ((lid, klass, answers) for _, lid, klass, answers in self.con.execute(
-                "SELECT DISTINCT l.digest, l.id, l.class, l.answers FROM copies c CROSS JOIN letters l"
-                " ON l.digest = c.digest WHERE c.fid = ? AND l.reply = 1 AND l.mission = 0", (scope.fid,)))
-        member, margs = self._member_sql(scope)
-        return self.con.execute(
-            "SELECT l.id, l.class, l.answers FROM letters l WHERE l.reply = 1 AND l.mission = 0" + member, margs)
+            rows = self.con.execute(
+                "SELECT r.target, r.receipt, r.digest FROM replies r"
+                " WHERE r.digest IN (SELECT digest FROM copies WHERE fid = ?) ORDER BY r.target", (scope.fid,))
+        else:
+            member, margs = self._member_sql(scope, alias="r")
+            rows = self.con.execute(  # the replies' primary key gives the order
+                "SELECT r.target, r.receipt, r.digest FROM replies r WHERE 1" + member + " ORDER BY r.target", margs)
+        rows = ((target, receipt, digest[:6].hex()) for target, receipt, digest in rows)
+        groups: list[list[tuple[str, int, str]]] = []  # the edges of up to SPANS_PER_QUERY targets
+
+        def named():
+            real = {lid for (lid,) in rows_with_ids(self.con, "DISTINCT l.id", [g[0][0] for g in groups])}
+            return [edge for group in groups if group[0][0] in real for edge in group]
+
+        for edge in rows:
+            if groups and groups[-1][0][0] == edge[0]:
+                groups[-1].append(edge)
+                continue
+            if len(groups) == SPANS_PER_QUERY:
+                yield from named()
+                groups = []
+            groups.append([edge])
+        if groups:
+            yield from named()
 
     def _whole_graph(self, scope: Source | None = None) -> ReplyGraph:
         """The whole reply graph over the union (or one box): derived, cached by content."""
@@ -262,12 +284,9 @@ class Queries:
         cached = self._cache_get(key)
         if cached is None:
             closed, picked, answered_by = set(), set(), {}
-            for lid, klass, answers in self._replies_in(scope):
-                receipt = len(klass) == 6 and klass.isascii() and klass.lower() == "triage"
-                target = closed if receipt else picked
-                for answered in orjson.loads(answers):
-                    target.add(answered)
-                    answered_by.setdefault(answered, []).append(lid)
+            for target, receipt, lid in self._reply_edges(scope):
+                (closed if receipt else picked).add(target)
+                answered_by.setdefault(target, []).append(lid)
             for ids in answered_by.values():
                 ids.sort()
             cached = {"closed": sorted(closed), "picked": sorted(picked), "answered_by": answered_by}

@@ -30,6 +30,7 @@ from m1nd.readmodel.rows import INSERT_LETTER, letter_row
 
 CHUNK_LINES = 50_000  # lines per transaction of a large read
 BATCH = 900  # lines per batch (SQLite's default limit on bound parameters is higher)
+BATCH_BYTES = 1 << 20  # or fewer: 900 letters of 64 KB, each naming thousands of answers, parse to gigabytes
 CONFLICT_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ")
 
 @dataclass
@@ -215,6 +216,7 @@ def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str]
     n = lines
     done_offset, since = offset, 0
     told = offset
+    pending_bytes = 0
     with os.fdopen(os.dup(fd), "rb") as fh:
         for start, end, raw, terminated in iter_raw(fh, offset):
             n += 1
@@ -225,9 +227,10 @@ def _read(con, fid: int, fd: int, st, offset: int, lines: int, hashes: list[str]
             if not raw or raw.isspace():
                 continue
             pending.append((n, start, len(raw), raw, terminated))
-            if len(pending) >= BATCH:
+            pending_bytes += len(raw)
+            if len(pending) >= BATCH or pending_bytes >= BATCH_BYTES:
                 tail = _flush(con, fid, pending, gen, secret_check, probe) or tail
-                pending = []
+                pending, pending_bytes = [], 0
                 if progress is not None:
                     progress(read_to - told)
                     told = read_to
@@ -284,11 +287,11 @@ def _flush(con, fid: int, batch, gen: int, secret_check, probe: bool = True) -> 
         con.executemany(INSERT_LETTER, [
             letter_row(digest, obj, gen, None if held is None else held.get(i, ""))
             for i, (digest, obj) in enumerate(new_letters)])
-        answered = [(target, digest, pos, 1 if is_receipt_class(obj.get("class", "")) else 0)
-                    for digest, obj in new_letters if obj.get("answers") and obj.get("kind") != "mission"
-                    for pos, target in enumerate(obj["answers"])]
-        if answered:
-            con.executemany("INSERT OR IGNORE INTO replies VALUES (?,?,?,?)", answered)
+        # A generator: a batch of letters may name millions of answers (64 KB each).
+        con.executemany("INSERT OR IGNORE INTO replies VALUES (?,?,?,?)", (
+            (target, digest, pos, 1 if is_receipt_class(obj.get("class", "")) else 0)
+            for digest, obj in new_letters if obj.get("answers") and obj.get("kind") != "mission"
+            for pos, target in enumerate(obj["answers"])))
     if copies:
         con.executemany("INSERT OR REPLACE INTO copies VALUES (?,?,?,?,?,?)", copies)
     if malformed:
