@@ -152,9 +152,18 @@ def gc_paused() -> Iterator[None]:
     Reading a large spool creates millions of small acyclic objects (freed by
     reference counting); the collector's repeated passes over them cost about a
     third of a sweep and find nothing.
+
+    Only the main thread pauses it.  The collector is one switch for the process: in
+    the server's request threads, overlapping pauses kept it off most of the time, and
+    a thread that read "off" while another was about to turn it back on then turned it
+    off for good, after which every request's cycles stayed in memory.
     """
     import gc
+    import threading
 
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     was_enabled = gc.isenabled()
     gc.disable()
     try:

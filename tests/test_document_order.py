@@ -258,3 +258,34 @@ def test_indexing_runs_with_the_collector_paused_and_leaves_it_on(home, monkeypa
     run = open_home(home)
     open_model(run).close()
     assert states and not any(states) and gc.isenabled()
+
+
+def test_threads_writing_documents_at_once_never_pause_the_collector_or_leave_it_off():
+    """The server writes documents from many threads.  Pausing there raced: one thread
+    read "off" during another's pause and turned it off for good (found after about
+    150,000 requests under load).  Only the main thread pauses it."""
+    import gc
+    import threading
+
+    seen_off = []
+
+    def views():
+        for i in range(300):
+            if not gc.isenabled():
+                seen_off.append(i)
+            yield view(i)
+
+    def writer():
+        for _ in range(40):
+            write_views(io.BytesIO(), views())
+
+    threads = [threading.Thread(target=writer) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert gc.isenabled() and seen_off == []
+    # the main thread still pauses it, and turns it on again
+    states = []
+    write_views(io.BytesIO(), (states.append(gc.isenabled()) or view(i) for i in range(10)))
+    assert states == [False] * 10 and gc.isenabled()
