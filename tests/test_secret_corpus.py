@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 
 import orjson
@@ -148,6 +149,13 @@ def credentials(draw):
     return draw(st.sampled_from(["Authorization: Bearer ", "Authorization: Basic "])) + tail * 3
 
 
+# An identifier or a path that names a provider (`aws_…`, `/ambee/…`) next to a digest-sized hex is
+# not ordinary: the external corpus holds keys of exactly that shape (64 hex beside
+# `ambee` or `besnappy`), so the detector holds it whatever the provider's real keys look
+# like (`aws_upload_retry <sha1>` included, which hypothesis drew in one full run).
+_NAMES_A_PROVIDER = re.compile("(?<![a-z0-9])(?:" + "|".join(map(re.escape, secret_rules._PROVIDER_NAMES)) + ")")
+
+
 @st.composite
 def ordinary_words(draw):
     pieces = draw(st.lists(st.one_of(
@@ -157,8 +165,8 @@ def ordinary_words(draw):
         st.text("0123456789abcdef", min_size=40, max_size=40),
         st.text("0123456789abcdef", min_size=64, max_size=64).map(lambda h: "sha256:" + h),
         st.uuids().map(str),
-        st.from_regex(r"[a-z][a-z_]{15,40}", fullmatch=True),
-        st.from_regex(r"(/[a-z0-9_.-]{1,12}){2,6}", fullmatch=True),
+        st.from_regex(r"[a-z][a-z_]{15,40}", fullmatch=True).filter(lambda w: not _NAMES_A_PROVIDER.search(w)),
+        st.from_regex(r"(/[a-z0-9_.-]{1,12}){2,6}", fullmatch=True).filter(lambda p: not _NAMES_A_PROVIDER.search(p)),
     ), min_size=1, max_size=12))
     return " ".join(pieces)
 
