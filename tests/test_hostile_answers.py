@@ -69,17 +69,23 @@ def test_answers_naming_no_letter_stay_out_of_the_graph_and_a_letter_that_arrive
     assert views[late_id]["state"] == "fired_clay" and len(views[late_id]["answered_by"]) == 1
 
 
+PEAK = """
+import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+_, status, usage = os.wait4(proc.pid, 0)
+err = proc.stderr.read().decode(errors="replace")
+code = os.waitstatus_to_exitcode(status)
+print(usage.ru_maxrss // 1024, code, err.strip().replace("\\n", " | ")[-300:])
+"""
+
+
 def peak_mb(home, *args) -> int:
-    """The peak memory of one `python -m m1nd` process (its own rusage, from wait4)."""
     env = dict(os.environ, M1ND_HOME=str(home), M1ND_SPOOL=str(home / "field-reports.jsonl"), HOME=str(home),
                NO_COLOR="1")
-    with open(home.parent / f"{home.name}.err", "w+b") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "m1nd", *args], env=env, cwd=str(home),
-                                stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        err.seek(0)
-        assert os.waitstatus_to_exitcode(status) == 0, err.read()[-300:]
-    return usage.ru_maxrss // 1024
+    out = subprocess.run([sys.executable, "-c", PEAK, sys.executable, "-m", "m1nd", *args], env=env, cwd=str(home),
+                         capture_output=True, text=True, timeout=900).stdout.split(" ", 2)
+    assert out[1] == "0", out
+    return int(out[0])
 
 
 @pytest.mark.slow

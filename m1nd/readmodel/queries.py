@@ -6,8 +6,6 @@ A part of ReadModel (m1nd/readmodel/__init__.py)."""
 from __future__ import annotations
 
 import hashlib
-from itertools import groupby
-from operator import itemgetter
 from typing import Iterator
 
 import orjson
@@ -260,18 +258,22 @@ class Queries:
             member, margs = self._member_sql(scope, alias="r")
             rows = self.con.execute(  # the replies' primary key gives the order
                 "SELECT r.target, r.receipt, r.digest FROM replies r WHERE 1" + member + " ORDER BY r.target", margs)
-        batch: list[tuple[str, list]] = []  # (target, its rows), up to SPANS_PER_QUERY targets
+        rows = ((target, receipt, digest[:6].hex()) for target, receipt, digest in rows)
+        groups: list[list[tuple[str, int, str]]] = []  # the edges of up to SPANS_PER_QUERY targets
 
         def named():
-            real = {lid for (lid,) in rows_with_ids(self.con, "DISTINCT l.id", [t for t, _ in batch])}
-            return [(t, receipt, digest[:6].hex()) for t, found in batch if t in real for _, receipt, digest in found]
+            real = {lid for (lid,) in rows_with_ids(self.con, "DISTINCT l.id", [g[0][0] for g in groups])}
+            return [edge for group in groups if group[0][0] in real for edge in group]
 
-        for target, found in groupby(rows, key=itemgetter(0)):
-            batch.append((target, list(found)))
-            if len(batch) == SPANS_PER_QUERY:
+        for edge in rows:
+            if groups and groups[-1][0][0] == edge[0]:
+                groups[-1].append(edge)
+                continue
+            if len(groups) == SPANS_PER_QUERY:
                 yield from named()
-                batch = []
-        if batch:
+                groups = []
+            groups.append([edge])
+        if groups:
             yield from named()
 
     def _whole_graph(self, scope: Source | None = None) -> ReplyGraph:
